@@ -1,0 +1,6 @@
+//! Lambda function of the auth area (`/api/v1/auth`).
+
+#[tokio::main]
+async fn main() -> Result<(), blog_shared::lambda::LambdaError> {
+    blog_shared::lambda::run(blog_shared::auth::router).await
+}

@@ -1,0 +1,6 @@
+//! Lambda function of the users area (`/api/v1/users`).
+
+#[tokio::main]
+async fn main() -> Result<(), blog_shared::lambda::LambdaError> {
+    blog_shared::lambda::run(blog_shared::users::router).await
+}

@@ -1,0 +1,21 @@
+//! The local gateway: every area's router in one process, on the adapters the configuration
+//! names (embedded by default), as API Gateway would route them to the functions.
+
+use axum::Router;
+use blog_shared::{auth, context::AppContext, users};
+use tokio::net::TcpListener;
+
+/// Every area mounted under its base path.
+pub fn app(ctx: AppContext) -> Router {
+    let areas = Router::new().merge(auth::router(ctx.clone())).merge(users::router(ctx));
+    blog_shared::http::finish(areas)
+}
+
+/// Serves the gateway on `listener` until `shutdown` completes.
+pub async fn serve(
+    listener: TcpListener,
+    ctx: AppContext,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, app(ctx)).with_graceful_shutdown(shutdown).await
+}

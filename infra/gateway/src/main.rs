@@ -1,0 +1,75 @@
+//! `blog-gateway`: serves the whole API locally, or creates an administrator.
+
+use anyhow::Context;
+use blog_shared::{auth::bootstrap, config::Config, setup, telemetry};
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(version, about = "Local gateway of the blog API (configuration: BLOG_* variables)")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve every API area on BLOG_HOST:BLOG_PORT (the default).
+    Serve,
+    /// Create an administrator unless an account with that user name exists.
+    CreateAdmin {
+        /// User name (3-20 letters, digits, underscore).
+        #[arg(long, env = "BLOG_ADMIN_USERNAME")]
+        username: String,
+        /// Password (8-20 characters with upper case, lower case and digits).
+        #[arg(long, env = "BLOG_ADMIN_PASSWORD", hide_env_values = true)]
+        password: String,
+        /// E-mail address.
+        #[arg(long, env = "BLOG_ADMIN_EMAIL")]
+        email: String,
+    },
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    let config = Config::from_env()?;
+    telemetry::init(&config.log, config.log_json);
+    let listen = config.listen;
+    let ctx = setup::context(config).await?;
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::Serve => {
+            if let Some(outcome) = setup::bootstrap_admin(&ctx).await? {
+                tracing::info!(?outcome, "administrator bootstrap");
+            }
+            let listener = tokio::net::TcpListener::bind(listen)
+                .await
+                .with_context(|| format!("binding {listen}"))?;
+            tracing::info!("serving the blog API on http://{listen}");
+            local_gateway::serve(listener, ctx, shutdown_signal()).await?;
+        }
+        Command::CreateAdmin { username, password, email } => {
+            match bootstrap::ensure_admin(&ctx, &username, &password, &email).await? {
+                bootstrap::Outcome::Created(id) => println!("administrator {username} created (id {id})"),
+                bootstrap::Outcome::AlreadyExists => println!("an account named {username} exists already; nothing changed"),
+            }
+        }
+    }
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    let terminate = async {
+        if let Ok(mut signal) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            signal.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = interrupt => {}
+        _ = terminate => {}
+    }
+    tracing::info!("shutting down");
+}

@@ -1,0 +1,30 @@
+//! API tests of the auth and users areas, on both adapter sets.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod cases;
+
+on_both_adapter_sets!(
+    registration_returns_the_new_account_with_role_user,
+    registration_names_the_field_that_breaks_a_rule,
+    user_names_and_emails_are_unique_case_insensitively,
+    login_accepts_the_user_name_or_the_email,
+    a_wrong_password_and_an_unknown_user_get_the_same_401,
+    five_failed_logins_lock_the_account_for_the_window,
+    a_successful_login_resets_the_failure_count,
+    logout_needs_a_token_and_answers_null,
+    me_shows_the_profile_without_the_password,
+    a_user_edits_their_profile_but_not_their_name_or_status,
+    an_email_change_keeps_uniqueness,
+    only_administrators_manage_other_accounts,
+    a_disabled_account_is_refused_and_can_be_re_enabled,
+    a_deleted_account_frees_its_name_and_email,
+    an_administrator_cannot_disable_or_delete_themselves,
+    bad_tokens_get_401_in_the_account_envelope,
+    path_ids_that_are_not_positive_integers_are_parameter_errors,
+    twenty_simultaneous_registrations_of_one_user_name_give_one_account,
+    twenty_simultaneous_registrations_of_one_email_give_one_account,
+    preflight_requests_answer_204_for_any_origin,
+    unknown_paths_answer_404_in_json,
+);

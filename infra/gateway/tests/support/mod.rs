@@ -1,0 +1,203 @@
+//! Test harness: the same API suite runs in-process on the embedded adapters (tower `oneshot`
+//! on the gateway's router) and over HTTP through the local gateway on DynamoDB Local.
+#![allow(dead_code)]
+
+use std::{collections::HashMap, sync::Arc};
+
+use axum::{body::Body, http::Request, Router};
+use blog_shared::{config::Config, context::AppContext, ports::table::Table, setup};
+use http_body_util::BodyExt;
+use serde_json::Value;
+use tower::ServiceExt;
+
+/// The administrator every harness bootstraps.
+pub const ADMIN: (&str, &str, &str) = ("admin", "Admin12345", "admin@example.com");
+/// Password used for test accounts.
+pub const PASSWORD: &str = "Passw0rd1";
+
+/// One response: status, headers (lower-case names) and JSON body (`Null` when empty).
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub headers: HashMap<String, String>,
+    pub body: Value,
+}
+
+enum Transport {
+    InProcess(Router),
+    Http { base: String, client: reqwest::Client },
+}
+
+/// A client of the API under test.
+pub struct Api {
+    transport: Transport,
+    /// The table behind the API, for tests that look under the hood.
+    pub table: Arc<dyn Table>,
+}
+
+fn test_config() -> Config {
+    let vars: HashMap<&str, &str> = HashMap::from([
+        ("BLOG_JWT_SECRET", "test-secret-test-secret-test-secret-0123"),
+        ("BLOG_ADMIN_USERNAME", ADMIN.0),
+        ("BLOG_ADMIN_PASSWORD", ADMIN.1),
+        ("BLOG_ADMIN_EMAIL", ADMIN.2),
+    ]);
+    Config::from_lookup(|name| vars.get(name).map(|v| v.to_string())).expect("test config")
+}
+
+async fn context_on(table: Arc<dyn Table>) -> AppContext {
+    let config = test_config();
+    let secret = setup::jwt_secret(&config).await.expect("secret");
+    let ctx = AppContext::new(table, config, &secret);
+    setup::bootstrap_admin(&ctx).await.expect("admin bootstrap");
+    ctx
+}
+
+impl Api {
+    /// In-process, on a fresh in-memory embedded table.
+    pub async fn embedded() -> Api {
+        let table: Arc<dyn Table> = Arc::new(
+            blog_shared::ports::table::embedded::SqliteTable::in_memory().expect("sqlite"),
+        );
+        let ctx = context_on(table.clone()).await;
+        Api { transport: Transport::InProcess(local_gateway::app(ctx)), table }
+    }
+
+    /// Over HTTP through the local gateway, on a fresh table in DynamoDB Local
+    /// (`BLOG_TEST_DYNAMODB_ENDPOINT`).
+    pub async fn dynamodb_over_http() -> Api {
+        let endpoint = std::env::var("BLOG_TEST_DYNAMODB_ENDPOINT")
+            .expect("BLOG_TEST_DYNAMODB_ENDPOINT must point at DynamoDB Local (make test sets it)");
+        let name = format!("api-{}", uuid_like());
+        let table: Arc<dyn Table> = Arc::new(
+            blog_shared::ports::table::dynamodb::DynamoTable::connect_for_tests(&endpoint, &name)
+                .await
+                .expect("DynamoDB Local table"),
+        );
+        let ctx = context_on(table.clone()).await;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let base = format!("http://{}", listener.local_addr().expect("addr"));
+        tokio::spawn(local_gateway::serve(listener, ctx, std::future::pending()));
+        Api { transport: Transport::Http { base, client: reqwest::Client::new() }, table }
+    }
+
+    /// Sends a request with optional bearer token and JSON body.
+    pub async fn call(&self, method: &str, path: &str, token: Option<&str>, body: Option<Value>) -> Reply {
+        let mut headers = vec![];
+        let auth;
+        if let Some(token) = token {
+            auth = format!("Bearer {token}");
+            headers.push(("authorization", auth.as_str()));
+        }
+        if body.is_some() {
+            headers.push(("content-type", "application/json"));
+        }
+        self.raw(method, path, &headers, body.map(|b| b.to_string())).await
+    }
+
+    /// Sends a request with raw headers and body.
+    pub async fn raw(&self, method: &str, path: &str, headers: &[(&str, &str)], body: Option<String>) -> Reply {
+        match &self.transport {
+            Transport::InProcess(router) => {
+                let mut request = Request::builder().method(method).uri(path);
+                for (name, value) in headers {
+                    request = request.header(*name, *value);
+                }
+                let request = request.body(body.map(Body::from).unwrap_or_else(Body::empty)).unwrap();
+                let response = router.clone().oneshot(request).await.unwrap();
+                let status = response.status().as_u16();
+                let headers = response
+                    .headers()
+                    .iter()
+                    .map(|(k, v)| (k.as_str().to_string(), v.to_str().unwrap_or_default().to_string()))
+                    .collect();
+                let bytes = response.into_body().collect().await.unwrap().to_bytes();
+                Reply { status, headers, body: serde_json::from_slice(&bytes).unwrap_or(Value::Null) }
+            }
+            Transport::Http { base, client } => {
+                let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+                let mut request = client.request(method, format!("{base}{path}"));
+                for (name, value) in headers {
+                    request = request.header(*name, *value);
+                }
+                if let Some(body) = body {
+                    request = request.body(body);
+                }
+                let response = request.send().await.expect("gateway answers");
+                let status = response.status().as_u16();
+                let headers = response
+                    .headers()
+                    .iter()
+                    .map(|(k, v)| (k.as_str().to_string(), v.to_str().unwrap_or_default().to_string()))
+                    .collect();
+                let bytes = response.bytes().await.unwrap();
+                Reply { status, headers, body: serde_json::from_slice(&bytes).unwrap_or(Value::Null) }
+            }
+        }
+    }
+
+    /// Registers `username` with [`PASSWORD`] and `<username>@example.com`.
+    pub async fn register(&self, username: &str) -> Reply {
+        let body = serde_json::json!({
+            "username": username, "password": PASSWORD, "email": format!("{username}@example.com"),
+        });
+        self.call("POST", "/api/v1/auth/register", None, Some(body)).await
+    }
+
+    /// Logs in and returns the token (panics unless 200).
+    pub async fn login(&self, username: &str, password: &str) -> String {
+        let body = serde_json::json!({ "username": username, "password": password });
+        let reply = self.call("POST", "/api/v1/auth/login", None, Some(body)).await;
+        assert_eq!(reply.status, 200, "login of {username}: {:?}", reply.body);
+        reply.body["data"]["token"].as_str().unwrap().to_string()
+    }
+
+    /// Registers a user and returns (id, token).
+    pub async fn user(&self, username: &str) -> (u64, String) {
+        let reply = self.register(username).await;
+        assert_eq!(reply.status, 200, "register {username}: {:?}", reply.body);
+        let id = reply.body["data"]["id"].as_u64().unwrap();
+        (id, self.login(username, PASSWORD).await)
+    }
+
+    /// A token of the bootstrapped administrator.
+    pub async fn admin_token(&self) -> String {
+        self.login(ADMIN.0, ADMIN.1).await
+    }
+}
+
+fn uuid_like() -> String {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos();
+    format!("{nanos:x}{:x}", rand_u32())
+}
+
+fn rand_u32() -> u32 {
+    use std::hash::{BuildHasher, RandomState};
+    RandomState::new().hash_one(std::thread::current().id()) as u32
+}
+
+/// Generates one test per case and adapter set: `embedded` (in-process) and
+/// `dynamodb_over_http` (ignored unless DynamoDB Local is running; `make test` runs them).
+#[macro_export]
+macro_rules! on_both_adapter_sets {
+    ($($case:ident),* $(,)?) => {
+        mod embedded {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $case() {
+                    super::cases::$case(super::support::Api::embedded().await).await;
+                }
+            )*
+        }
+        mod dynamodb_over_http {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                #[ignore = "needs DynamoDB Local; make test runs it"]
+                async fn $case() {
+                    super::cases::$case(super::support::Api::dynamodb_over_http().await).await;
+                }
+            )*
+        }
+    };
+}

@@ -1,0 +1,46 @@
+//! The administrator created from configuration (at start-up or by the `create-admin`
+//! subcommand) when no account with that user name exists.
+
+use crate::{
+    context::AppContext,
+    users::{
+        model::{Email, Password, Username, ROLE_ADMIN, ROLE_USER},
+        repo,
+    },
+};
+
+/// What the bootstrap did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// A new administrator with this id.
+    Created(u64),
+    /// An account with the user name exists already; nothing changed.
+    AlreadyExists,
+}
+
+/// Creates the administrator unless an account with `username` exists.
+pub async fn ensure_admin(
+    ctx: &AppContext,
+    username: &str,
+    password: &str,
+    email: &str,
+) -> anyhow::Result<Outcome> {
+    let username = Username::parse(username).map_err(|e| anyhow::anyhow!("admin {e}"))?;
+    let password = Password::parse(password).map_err(|e| anyhow::anyhow!("admin {e}"))?;
+    let email = Email::parse(email).map_err(|e| anyhow::anyhow!("admin {e}"))?;
+    if repo::find_by_login(ctx.table.as_ref(), username.as_str()).await?.is_some() {
+        return Ok(Outcome::AlreadyExists);
+    }
+    let nickname = username.as_str().to_string();
+    let roles = vec![ROLE_USER.to_string(), ROLE_ADMIN.to_string()];
+    match super::handlers::new_account(ctx, username.clone(), password, email, nickname, roles).await {
+        Ok(user) => {
+            tracing::info!(user_id = user.id, username = %user.username, "administrator created");
+            Ok(Outcome::Created(user.id))
+        }
+        Err(_) if repo::find_by_login(ctx.table.as_ref(), username.as_str()).await?.is_some() => {
+            Ok(Outcome::AlreadyExists)
+        }
+        Err(error) => Err(anyhow::anyhow!("administrator could not be created: {error}")),
+    }
+}

@@ -1,0 +1,25 @@
+//! Authentication: registration, login, logout, tokens, password hashing, login throttling and
+//! the extractors that identify callers for every other area.
+
+pub mod bootstrap;
+mod handlers;
+pub mod password;
+pub mod principal;
+mod throttle;
+pub mod tokens;
+
+use axum::{routing::post, Router};
+
+use crate::context::AppContext;
+
+/// Base path of the area.
+pub const BASE: &str = "/api/v1/auth";
+
+/// The auth area's routes, mounted under [`BASE`].
+pub fn router(ctx: AppContext) -> Router {
+    let routes = Router::new()
+        .route("/register", post(handlers::register))
+        .route("/login", post(handlers::login))
+        .route("/logout", post(handlers::logout));
+    crate::http::area(BASE, routes, ctx)
+}

@@ -1,0 +1,147 @@
+//! Who is calling: bearer-token verification plus a check that the account still exists and
+//! is enabled (cached per process for at most the configured TTL), as axum extractors that
+//! answer in the envelope family `E` of the endpoint.
+
+use std::{
+    collections::HashMap,
+    marker::PhantomData,
+    sync::Mutex,
+    time::{Duration, Instant},
+};
+
+use axum::{
+    extract::FromRequestParts,
+    http::{header, request::Parts},
+};
+
+use crate::{context::AppContext, http::ApiError, users::{model::ROLE_ADMIN, repo}};
+
+/// The authenticated caller.
+#[derive(Clone, Debug)]
+pub struct Principal {
+    /// Account id.
+    pub id: u64,
+    /// User name.
+    pub username: String,
+    /// Current roles of the account.
+    pub roles: Vec<String>,
+    /// Id of the token used.
+    pub token_id: String,
+}
+
+impl Principal {
+    /// Whether the caller holds `ROLE_ADMIN`.
+    pub fn is_admin(&self) -> bool {
+        self.roles.iter().any(|r| r == ROLE_ADMIN)
+    }
+}
+
+#[derive(Clone)]
+struct Snapshot {
+    username: String,
+    roles: Vec<String>,
+    active: bool,
+}
+
+/// Per-process cache of account status, so a token check costs no read most of the time.
+pub struct PrincipalCache {
+    ttl: Duration,
+    entries: Mutex<HashMap<u64, (Instant, Option<Snapshot>)>>,
+}
+
+impl PrincipalCache {
+    /// A cache whose entries live `ttl` (zero disables it).
+    pub fn new(ttl: Duration) -> Self {
+        Self { ttl, entries: Mutex::new(HashMap::new()) }
+    }
+
+    /// Forgets an account (after it was changed or deleted in this process).
+    pub fn invalidate(&self, id: u64) {
+        if let Ok(mut entries) = self.entries.lock() {
+            entries.remove(&id);
+        }
+    }
+
+    fn get(&self, id: u64) -> Option<Option<Snapshot>> {
+        let entries = self.entries.lock().ok()?;
+        let (at, snapshot) = entries.get(&id)?;
+        (at.elapsed() < self.ttl).then(|| snapshot.clone())
+    }
+
+    fn put(&self, id: u64, snapshot: Option<Snapshot>) {
+        if self.ttl.is_zero() {
+            return;
+        }
+        if let Ok(mut entries) = self.entries.lock() {
+            if entries.len() >= 10_000 {
+                let ttl = self.ttl;
+                entries.retain(|_, (at, _)| at.elapsed() < ttl);
+            }
+            entries.insert(id, (Instant::now(), snapshot));
+        }
+    }
+}
+
+/// Verifies the request's bearer token and the account behind it.
+pub async fn authenticate<E: ApiError>(ctx: &AppContext, parts: &Parts) -> Result<Principal, E> {
+    let header = parts
+        .headers
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .ok_or_else(|| E::unauthorized("missing bearer token"))?;
+    let token = header
+        .split_once(' ')
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim())
+        .ok_or_else(|| E::unauthorized("authorization header must be `Bearer <token>`"))?;
+    let claims = ctx.tokens.verify(token).ok_or_else(|| E::unauthorized("invalid or expired token"))?;
+    let id: u64 = claims.sub.parse().map_err(|_| E::unauthorized("invalid or expired token"))?;
+    let snapshot = match ctx.principals.get(id) {
+        Some(snapshot) => snapshot,
+        None => {
+            let user = repo::find_by_id(ctx.table.as_ref(), id)
+                .await
+                .map_err(|e| E::internal(e.into()))?;
+            let snapshot = user.map(|u| Snapshot {
+                active: u.is_active(),
+                username: u.username,
+                roles: u.roles,
+            });
+            ctx.principals.put(id, snapshot.clone());
+            snapshot
+        }
+    };
+    match snapshot {
+        Some(s) if s.active => {
+            Ok(Principal { id, username: s.username, roles: s.roles, token_id: claims.jti })
+        }
+        _ => Err(E::unauthorized("account is disabled or deleted")),
+    }
+}
+
+/// Any signed-in caller.
+pub struct Authenticated<E>(pub Principal, pub PhantomData<E>);
+
+impl<E: ApiError> FromRequestParts<AppContext> for Authenticated<E> {
+    type Rejection = E;
+
+    async fn from_request_parts(parts: &mut Parts, ctx: &AppContext) -> Result<Self, E> {
+        authenticate(ctx, parts).await.map(|p| Self(p, PhantomData))
+    }
+}
+
+/// A signed-in administrator (`ROLE_ADMIN`); others get 403.
+pub struct AdminOnly<E>(pub Principal, pub PhantomData<E>);
+
+impl<E: ApiError> FromRequestParts<AppContext> for AdminOnly<E> {
+    type Rejection = E;
+
+    async fn from_request_parts(parts: &mut Parts, ctx: &AppContext) -> Result<Self, E> {
+        let principal = authenticate::<E>(ctx, parts).await?;
+        if principal.is_admin() {
+            Ok(Self(principal, PhantomData))
+        } else {
+            Err(E::forbidden("administrator role required"))
+        }
+    }
+}

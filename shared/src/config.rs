@@ -1,0 +1,188 @@
+//! Typed configuration, read once from the environment (every variable is in the README's
+//! configuration table).
+
+use std::{env, net::SocketAddr, path::PathBuf, time::Duration};
+
+use anyhow::{bail, Context};
+
+/// Which adapter set backs the ports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreKind {
+    /// SQLite file under the data dir (local gateway default).
+    Embedded,
+    /// DynamoDB (Lambda, or the gateway against DynamoDB Local / LocalStack).
+    DynamoDb,
+}
+
+/// The administrator created at start-up when no account with that user name exists.
+#[derive(Clone, Debug)]
+pub struct AdminBootstrap {
+    /// User name of the administrator.
+    pub username: String,
+    /// Password of the administrator: given, or a Secrets Manager secret.
+    pub password: SecretSource,
+    /// E-mail of the administrator.
+    pub email: String,
+}
+
+/// Where the HS256 signing secret comes from.
+#[derive(Clone, Debug)]
+pub enum SecretSource {
+    /// Given directly (`BLOG_JWT_SECRET`).
+    Value(String),
+    /// An AWS Secrets Manager secret (`BLOG_JWT_SECRET_ARN`), read once per cold start.
+    SecretsManager(String),
+    /// Neither given: the local gateway keeps a generated secret in its data dir.
+    Generated,
+}
+
+/// Service configuration.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Adapter set.
+    pub store: StoreKind,
+    /// Directory of the embedded adapters' files.
+    pub data_dir: PathBuf,
+    /// DynamoDB table name.
+    pub table_name: String,
+    /// DynamoDB endpoint override (emulators); AWS_ENDPOINT_URL is honoured by the SDK itself.
+    pub dynamodb_endpoint: Option<String>,
+    /// Create the DynamoDB table at start when missing (emulators only).
+    pub create_table: bool,
+    /// Address the local gateway listens on.
+    pub listen: SocketAddr,
+    /// JWT signing secret source.
+    pub jwt_secret: SecretSource,
+    /// Token validity.
+    pub token_ttl: Duration,
+    /// Failed logins per user name before further attempts are refused.
+    pub login_max_failures: u32,
+    /// Window of the login throttle.
+    pub login_window: Duration,
+    /// How long a token's user status may be cached.
+    pub principal_cache_ttl: Duration,
+    /// Administrator to create at start-up (all of `BLOG_ADMIN_*` set).
+    pub admin: Option<AdminBootstrap>,
+    /// Log filter (tracing-subscriber EnvFilter syntax).
+    pub log: String,
+    /// Emit JSON log lines.
+    pub log_json: bool,
+}
+
+impl Config {
+    /// Reads the configuration from the process environment.
+    pub fn from_env() -> anyhow::Result<Self> {
+        Self::from_lookup(|name| env::var(name).ok().filter(|v| !v.is_empty()))
+    }
+
+    /// Reads the configuration through `lookup` (tests pass a map).
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> anyhow::Result<Self> {
+        let store = match lookup("BLOG_STORE").as_deref() {
+            None | Some("embedded") => StoreKind::Embedded,
+            Some("dynamodb") => StoreKind::DynamoDb,
+            Some(other) => bail!("BLOG_STORE must be `embedded` or `dynamodb`, not `{other}`"),
+        };
+        let host = lookup("BLOG_HOST").unwrap_or_else(|| "127.0.0.1".into());
+        let port: u16 = parse(&lookup, "BLOG_PORT", 3000)?;
+        let listen = format!("{host}:{port}")
+            .parse()
+            .with_context(|| format!("BLOG_HOST/BLOG_PORT do not form an address: {host}:{port}"))?;
+        let jwt_secret = match (lookup("BLOG_JWT_SECRET"), lookup("BLOG_JWT_SECRET_ARN")) {
+            (Some(secret), _) if secret.len() < 32 => {
+                bail!("BLOG_JWT_SECRET must be at least 32 characters")
+            }
+            (Some(secret), _) => SecretSource::Value(secret),
+            (None, Some(arn)) => SecretSource::SecretsManager(arn),
+            (None, None) => SecretSource::Generated,
+        };
+        let admin_password = match (lookup("BLOG_ADMIN_PASSWORD"), lookup("BLOG_ADMIN_PASSWORD_ARN")) {
+            (Some(password), _) => Some(SecretSource::Value(password)),
+            (None, Some(arn)) => Some(SecretSource::SecretsManager(arn)),
+            (None, None) => None,
+        };
+        let admin = match (lookup("BLOG_ADMIN_USERNAME"), admin_password, lookup("BLOG_ADMIN_EMAIL")) {
+            (Some(username), Some(password), Some(email)) => {
+                Some(AdminBootstrap { username, password, email })
+            }
+            _ => None,
+        };
+        Ok(Self {
+            store,
+            data_dir: lookup("BLOG_DATA_DIR").unwrap_or_else(|| ".data".into()).into(),
+            table_name: lookup("BLOG_TABLE_NAME").unwrap_or_else(|| "blog".into()),
+            dynamodb_endpoint: lookup("BLOG_DYNAMODB_ENDPOINT"),
+            create_table: parse(&lookup, "BLOG_DYNAMODB_CREATE_TABLE", false)?,
+            listen,
+            jwt_secret,
+            token_ttl: Duration::from_secs(parse(&lookup, "BLOG_JWT_TTL_SECONDS", 7200)?),
+            login_max_failures: parse(&lookup, "BLOG_LOGIN_MAX_FAILURES", 5)?,
+            login_window: Duration::from_secs(parse(&lookup, "BLOG_LOGIN_WINDOW_SECONDS", 900)?),
+            principal_cache_ttl: Duration::from_secs(parse(
+                &lookup,
+                "BLOG_PRINCIPAL_CACHE_SECONDS",
+                60,
+            )?),
+            admin,
+            log: lookup("BLOG_LOG").unwrap_or_else(|| "info".into()),
+            log_json: parse(&lookup, "BLOG_LOG_JSON", false)?,
+        })
+    }
+}
+
+fn parse<T: std::str::FromStr>(
+    lookup: &impl Fn(&str) -> Option<String>,
+    name: &str,
+    default: T,
+) -> anyhow::Result<T> {
+    match lookup(name) {
+        None => Ok(default),
+        Some(raw) => raw
+            .parse()
+            .map_err(|_| anyhow::anyhow!("{name} has an invalid value: `{raw}`")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn config(vars: &[(&str, &str)]) -> anyhow::Result<Config> {
+        let map: HashMap<String, String> =
+            vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Config::from_lookup(|name| map.get(name).cloned())
+    }
+
+    #[test]
+    fn defaults_serve_the_embedded_store_on_port_3000() {
+        let config = config(&[]).unwrap();
+        assert_eq!(config.store, StoreKind::Embedded);
+        assert_eq!(config.listen.to_string(), "127.0.0.1:3000");
+        assert_eq!(config.token_ttl, Duration::from_secs(7200));
+        assert!(matches!(config.jwt_secret, SecretSource::Generated));
+        assert!(config.admin.is_none());
+    }
+
+    #[test]
+    fn a_short_jwt_secret_is_refused() {
+        assert!(config(&[("BLOG_JWT_SECRET", "short")]).is_err());
+    }
+
+    #[test]
+    fn an_unparsable_number_names_the_variable() {
+        let err = config(&[("BLOG_PORT", "eighty")]).unwrap_err().to_string();
+        assert!(err.contains("BLOG_PORT"), "{err}");
+    }
+
+    #[test]
+    fn the_admin_is_bootstrapped_only_when_all_three_variables_are_set() {
+        assert!(config(&[("BLOG_ADMIN_USERNAME", "root")]).unwrap().admin.is_none());
+        let full = config(&[
+            ("BLOG_ADMIN_USERNAME", "root"),
+            ("BLOG_ADMIN_PASSWORD", "Secret123"),
+            ("BLOG_ADMIN_EMAIL", "root@example.com"),
+        ])
+        .unwrap();
+        assert_eq!(full.admin.unwrap().username, "root");
+    }
+}

@@ -1,0 +1,110 @@
+//! Envelope of the files area: `{code, message, data, timestamp}` with integer `code` 0 on
+//! success and the numeric codes of spec 7.3 on errors (which differ from the HTTP status).
+
+use axum::{
+    http::StatusCode,
+    response::{IntoResponse, Response},
+    Json,
+};
+use serde::Serialize;
+use serde_json::json;
+
+use super::{log_internal, ApiError};
+
+fn timestamp() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+/// A successful files response.
+pub struct FileOk<T>(pub T);
+
+impl<T: Serialize> IntoResponse for FileOk<T> {
+    fn into_response(self) -> Response {
+        let body = json!({ "code": 0, "message": "success", "data": self.0, "timestamp": timestamp() });
+        Json(body).into_response()
+    }
+}
+
+/// Errors of the files area (spec 7.3).
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    /// 10001 / 400.
+    #[error("{0}")]
+    Validation(String),
+    /// 10002 / 401.
+    #[error("{0}")]
+    Unauthorized(String),
+    /// 10003 / 403.
+    #[error("{0}")]
+    Forbidden(String),
+    /// 11001 / 500 FILE_UPLOAD_FAILED.
+    #[error("upload failed")]
+    UploadFailed(#[source] anyhow::Error),
+    /// 11002 / 400 FILE_INVALID_TYPE.
+    #[error("{0}")]
+    InvalidType(String),
+    /// 11003 / 400 FILE_EXCEED_MAX_SIZE.
+    #[error("{0}")]
+    ExceedMaxSize(String),
+    /// 11004 / 400 FILE_INVALID_NAME.
+    #[error("{0}")]
+    InvalidName(String),
+    /// 11006 / 500 FILE_STORAGE_ERROR.
+    #[error("storage service failure")]
+    Storage(#[source] anyhow::Error),
+    /// 11007 / 500 FILE_PRESIGNED_URL_FAILED.
+    #[error("pre-signed address could not be created")]
+    PresignFailed(#[source] anyhow::Error),
+    /// 11008 / 404 FILE_NOT_FOUND.
+    #[error("file does not exist")]
+    NotFound,
+}
+
+impl FileError {
+    fn status_and_code(&self) -> (StatusCode, u32) {
+        match self {
+            Self::Validation(_) => (StatusCode::BAD_REQUEST, 10001),
+            Self::Unauthorized(_) => (StatusCode::UNAUTHORIZED, 10002),
+            Self::Forbidden(_) => (StatusCode::FORBIDDEN, 10003),
+            Self::UploadFailed(_) => (StatusCode::INTERNAL_SERVER_ERROR, 11001),
+            Self::InvalidType(_) => (StatusCode::BAD_REQUEST, 11002),
+            Self::ExceedMaxSize(_) => (StatusCode::BAD_REQUEST, 11003),
+            Self::InvalidName(_) => (StatusCode::BAD_REQUEST, 11004),
+            Self::Storage(_) => (StatusCode::INTERNAL_SERVER_ERROR, 11006),
+            Self::PresignFailed(_) => (StatusCode::INTERNAL_SERVER_ERROR, 11007),
+            Self::NotFound => (StatusCode::NOT_FOUND, 11008),
+        }
+    }
+}
+
+impl From<crate::ports::table::TableError> for FileError {
+    fn from(error: crate::ports::table::TableError) -> Self {
+        Self::Storage(error.into())
+    }
+}
+
+impl IntoResponse for FileError {
+    fn into_response(self) -> Response {
+        let (status, code) = self.status_and_code();
+        if let Self::UploadFailed(e) | Self::Storage(e) | Self::PresignFailed(e) = &self {
+            log_internal(e);
+        }
+        let body = json!({ "code": code, "message": self.to_string(), "data": null, "timestamp": timestamp() });
+        (status, Json(body)).into_response()
+    }
+}
+
+impl ApiError for FileError {
+    fn invalid(message: impl Into<String>) -> Self {
+        Self::Validation(message.into())
+    }
+    fn unauthorized(message: impl Into<String>) -> Self {
+        Self::Unauthorized(message.into())
+    }
+    fn forbidden(message: impl Into<String>) -> Self {
+        Self::Forbidden(message.into())
+    }
+    fn internal(error: anyhow::Error) -> Self {
+        Self::Storage(error)
+    }
+}

@@ -1,0 +1,36 @@
+//! Entity ids: one atomic counter item per kind, so ids are small, unique across every Lambda
+//! instance, and always within the 53 bits a JavaScript client reads exactly.
+
+use crate::{
+    http::extract::MAX_ID,
+    ports::table::{AttributeValue, Key, Table, TableError, Update},
+};
+
+/// Kinds of entity that draw ids.
+#[derive(Clone, Copy, Debug)]
+pub enum IdKind {
+    /// User accounts.
+    User,
+}
+
+impl IdKind {
+    fn key(self) -> Key {
+        let kind = match self {
+            IdKind::User => "USER",
+        };
+        Key::new(format!("COUNTER#{kind}"), "COUNTER")
+    }
+}
+
+/// Draws the next id of `kind` (one UpdateItem).
+pub async fn next_id(table: &dyn Table, kind: IdKind) -> Result<u64, TableError> {
+    let item = table.update(&kind.key(), Update::new().add("value", 1), None).await?;
+    match item.get("value") {
+        Some(AttributeValue::N(n)) => n
+            .parse::<u64>()
+            .ok()
+            .filter(|id| *id <= MAX_ID)
+            .ok_or_else(|| TableError::Invalid(format!("id counter out of range: {n}"))),
+        _ => Err(TableError::Invalid("id counter has no numeric value".into())),
+    }
+}

@@ -1,0 +1,16 @@
+//! The blog backend: features (one module each, owning its router, handlers, types and storage
+//! access), the ports they use and the adapters behind those ports, and the composition that
+//! the Lambda functions and the local gateway share.
+
+pub mod auth;
+pub mod config;
+pub mod context;
+pub mod http;
+pub mod ids;
+#[cfg(feature = "lambda")]
+pub mod lambda;
+pub mod ports;
+pub mod setup;
+pub mod telemetry;
+pub mod time;
+pub mod users;

@@ -1,0 +1,98 @@
+//! Composition: builds the adapters named by the configuration and the [`AppContext`] on them.
+//! The local gateway and the Lambda functions call this and only wire routers.
+
+use std::{path::Path, sync::Arc};
+
+use anyhow::{bail, Context};
+
+use crate::{
+    auth::bootstrap::{ensure_admin, Outcome},
+    config::{Config, SecretSource, StoreKind},
+    context::AppContext,
+    ports::table::Table,
+};
+
+/// Opens the table adapter the configuration names.
+pub async fn open_table(config: &Config) -> anyhow::Result<Arc<dyn Table>> {
+    match config.store {
+        #[cfg(feature = "embedded")]
+        StoreKind::Embedded => {
+            let path = config.data_dir.join("blog.db");
+            let table = crate::ports::table::embedded::SqliteTable::open(&path)
+                .with_context(|| format!("opening {}", path.display()))?;
+            Ok(Arc::new(table))
+        }
+        #[cfg(feature = "dynamodb")]
+        StoreKind::DynamoDb => {
+            let sdk = crate::ports::aws::sdk_config().await;
+            let table = crate::ports::table::dynamodb::DynamoTable::from_config(
+                &sdk,
+                &config.table_name,
+                config.dynamodb_endpoint.as_deref(),
+            );
+            if config.create_table {
+                table.create_table_if_missing().await?;
+            }
+            Ok(Arc::new(table))
+        }
+        #[allow(unreachable_patterns)]
+        other => bail!("this binary was built without the {other:?} adapter"),
+    }
+}
+
+/// Resolves a secret: given directly, or read from Secrets Manager.
+pub async fn resolve_secret(source: &SecretSource, what: &str) -> anyhow::Result<String> {
+    match source {
+        SecretSource::Value(value) => Ok(value.clone()),
+        #[cfg(feature = "secrets")]
+        SecretSource::SecretsManager(arn) => {
+            let sdk = crate::ports::aws::sdk_config().await;
+            crate::ports::secrets::secret_string(&sdk, arn).await
+        }
+        #[allow(unreachable_patterns)]
+        _ => bail!("{what}: no value configured for this binary"),
+    }
+}
+
+/// The JWT secret: configured, from Secrets Manager, or (local gateway only) generated once
+/// and kept in the data dir so tokens survive a restart.
+pub async fn jwt_secret(config: &Config) -> anyhow::Result<Vec<u8>> {
+    match &config.jwt_secret {
+        SecretSource::Generated => generated_secret(&config.data_dir.join("jwt-secret")),
+        source => Ok(resolve_secret(source, "BLOG_JWT_SECRET").await?.into_bytes()),
+    }
+}
+
+fn generated_secret(path: &Path) -> anyhow::Result<Vec<u8>> {
+    if let Ok(existing) = std::fs::read_to_string(path) {
+        if existing.trim().len() >= 32 {
+            return Ok(existing.trim().as_bytes().to_vec());
+        }
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let secret: String = {
+        use rand::Rng;
+        let bytes: [u8; 32] = rand::rng().random();
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    };
+    std::fs::write(path, &secret).with_context(|| format!("writing {}", path.display()))?;
+    Ok(secret.into_bytes())
+}
+
+/// Builds the context: table adapter and JWT keys.
+pub async fn context(config: Config) -> anyhow::Result<AppContext> {
+    let table = open_table(&config).await?;
+    let secret = jwt_secret(&config).await?;
+    Ok(AppContext::new(table, config, &secret))
+}
+
+/// Creates the configured administrator when no account with that user name exists.
+pub async fn bootstrap_admin(ctx: &AppContext) -> anyhow::Result<Option<Outcome>> {
+    let Some(admin) = ctx.config.admin.clone() else {
+        return Ok(None);
+    };
+    let password = resolve_secret(&admin.password, "BLOG_ADMIN_PASSWORD").await?;
+    ensure_admin(ctx, &admin.username, &password, &admin.email).await.map(Some)
+}

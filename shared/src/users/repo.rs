@@ -1,0 +1,175 @@
+//! Storage of accounts on the table port.
+//!
+//! Items: `USER#<id>`/`PROFILE` (the account, also in gsi1 partition `USERS`), and one marker
+//! item per unique value, `USERNAME#<lower name>`/`USERNAME` and `EMAIL#<lower e-mail>`/`EMAIL`,
+//! written in the same transaction as the account so uniqueness holds under concurrency.
+
+use crate::{
+    ids::{next_id, IdKind},
+    ports::table::{n, s, AttributeValue, Condition, Item, Key, Table, TableError, Write},
+};
+
+use super::model::StoredUser;
+
+/// Why an account could not be stored.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Another account has this user name.
+    #[error("username is already taken")]
+    UsernameTaken,
+    /// Another account has this e-mail.
+    #[error("email is already registered")]
+    EmailTaken,
+    /// The account changed or vanished meanwhile.
+    #[error("account was changed concurrently")]
+    Concurrent,
+    /// The table failed.
+    #[error(transparent)]
+    Table(#[from] TableError),
+}
+
+fn user_key(id: u64) -> Key {
+    Key::new(format!("USER#{id}"), "PROFILE")
+}
+
+fn username_key(username: &str) -> Key {
+    Key::new(format!("USERNAME#{}", username.to_lowercase()), "USERNAME")
+}
+
+fn email_key(email: &str) -> Key {
+    Key::new(format!("EMAIL#{}", email.to_lowercase()), "EMAIL")
+}
+
+fn key_item(key: &Key) -> Item {
+    let mut item = Item::default();
+    item.insert("pk".into(), s(&key.pk));
+    item.insert("sk".into(), s(&key.sk));
+    item
+}
+
+fn marker(key: Key, user_id: u64) -> Item {
+    let mut item = key_item(&key);
+    item.insert("userId".into(), n(user_id as i64));
+    item
+}
+
+fn to_item(user: &StoredUser) -> Result<Item, TableError> {
+    let mut item: Item = serde_dynamo::to_item(user)
+        .map_err(|e| TableError::Invalid(format!("user record: {e}")))?;
+    let key = user_key(user.id);
+    item.insert("pk".into(), s(key.pk));
+    item.insert("sk".into(), s(key.sk));
+    item.insert("gsi1pk".into(), s("USERS"));
+    item.insert("gsi1sk".into(), s(format!("USER#{:016}", user.id)));
+    Ok(item)
+}
+
+fn from_item(item: Item) -> Result<StoredUser, TableError> {
+    serde_dynamo::from_item(item).map_err(|e| TableError::Invalid(format!("user record: {e}")))
+}
+
+/// Draws a new account id.
+pub async fn new_id(table: &dyn Table) -> Result<u64, TableError> {
+    next_id(table, IdKind::User).await
+}
+
+/// Stores a new account and its markers in one transaction.
+pub async fn create(table: &dyn Table, user: &StoredUser) -> Result<(), StoreError> {
+    let writes = vec![
+        Write::Put { item: to_item(user)?, condition: Some(Condition::NotExists) },
+        Write::Put {
+            item: marker(username_key(&user.username), user.id),
+            condition: Some(Condition::NotExists),
+        },
+        Write::Put {
+            item: marker(email_key(&user.email), user.id),
+            condition: Some(Condition::NotExists),
+        },
+    ];
+    match table.transact(writes).await {
+        Ok(()) => Ok(()),
+        Err(TableError::TransactionCancelled { failed }) if failed.contains(&1) => {
+            Err(StoreError::UsernameTaken)
+        }
+        Err(TableError::TransactionCancelled { failed }) if failed.contains(&2) => {
+            Err(StoreError::EmailTaken)
+        }
+        Err(TableError::TransactionCancelled { .. }) => Err(StoreError::Concurrent),
+        Err(other) => Err(other.into()),
+    }
+}
+
+/// Reads an account by id.
+pub async fn find_by_id(table: &dyn Table, id: u64) -> Result<Option<StoredUser>, TableError> {
+    table.get(&user_key(id)).await?.map(from_item).transpose()
+}
+
+/// Reads an account by user name or e-mail (both case-insensitive).
+pub async fn find_by_login(
+    table: &dyn Table,
+    name_or_email: &str,
+) -> Result<Option<StoredUser>, TableError> {
+    let key = if name_or_email.contains('@') {
+        email_key(name_or_email.trim())
+    } else {
+        username_key(name_or_email)
+    };
+    let Some(marker) = table.get(&key).await? else {
+        return Ok(None);
+    };
+    match marker.get("userId") {
+        Some(AttributeValue::N(id)) => match id.parse() {
+            Ok(id) => find_by_id(table, id).await,
+            Err(_) => Err(TableError::Invalid(format!("marker {key} has a bad userId"))),
+        },
+        _ => Err(TableError::Invalid(format!("marker {key} has no userId"))),
+    }
+}
+
+/// Replaces an account with its changed version, moving the e-mail marker when the e-mail
+/// changed; refused when the stored account is no longer `before`.
+pub async fn replace(
+    table: &dyn Table,
+    before: &StoredUser,
+    after: &StoredUser,
+) -> Result<(), StoreError> {
+    let unchanged = Condition::All(vec![
+        Condition::equals("updateTime", s(&before.update_time)),
+        Condition::equals("email", s(&before.email)),
+    ]);
+    let mut writes = vec![Write::Put { item: to_item(after)?, condition: Some(unchanged) }];
+    let email_moved = before.email.to_lowercase() != after.email.to_lowercase();
+    if email_moved {
+        writes.push(Write::Put {
+            item: marker(email_key(&after.email), after.id),
+            condition: Some(Condition::NotExists),
+        });
+        writes.push(Write::Delete {
+            key: email_key(&before.email),
+            condition: Some(Condition::equals("userId", n(before.id as i64))),
+        });
+    }
+    match table.transact(writes).await {
+        Ok(()) => Ok(()),
+        Err(TableError::TransactionCancelled { failed }) if email_moved && failed == [1] => {
+            Err(StoreError::EmailTaken)
+        }
+        Err(TableError::TransactionCancelled { .. }) => Err(StoreError::Concurrent),
+        Err(other) => Err(other.into()),
+    }
+}
+
+/// Deletes an account and frees its user name and e-mail.
+pub async fn delete(table: &dyn Table, user: &StoredUser) -> Result<(), StoreError> {
+    let owned = || Some(Condition::equals("userId", n(user.id as i64)));
+    let writes = vec![
+        Write::Delete { key: user_key(user.id), condition: Some(Condition::Exists) },
+        Write::Delete { key: username_key(&user.username), condition: owned() },
+        Write::Delete { key: email_key(&user.email), condition: owned() },
+    ];
+    match table.transact(writes).await {
+        Ok(()) => Ok(()),
+        Err(TableError::TransactionCancelled { .. }) => Err(StoreError::Concurrent),
+        Err(other) => Err(other.into()),
+    }
+}
