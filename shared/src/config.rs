@@ -84,9 +84,9 @@ impl Config {
         };
         let host = lookup("BLOG_HOST").unwrap_or_else(|| "127.0.0.1".into());
         let port: u16 = parse(&lookup, "BLOG_PORT", 3000)?;
-        let listen = format!("{host}:{port}")
-            .parse()
-            .with_context(|| format!("BLOG_HOST/BLOG_PORT do not form an address: {host}:{port}"))?;
+        let listen = format!("{host}:{port}").parse().with_context(|| {
+            format!("BLOG_HOST/BLOG_PORT do not form an address: {host}:{port}")
+        })?;
         let jwt_secret = match (lookup("BLOG_JWT_SECRET"), lookup("BLOG_JWT_SECRET_ARN")) {
             (Some(secret), _) if secret.len() < 32 => {
                 bail!("BLOG_JWT_SECRET must be at least 32 characters")
@@ -95,20 +95,31 @@ impl Config {
             (None, Some(arn)) => SecretSource::SecretsManager(arn),
             (None, None) => SecretSource::Generated,
         };
-        let admin_password = match (lookup("BLOG_ADMIN_PASSWORD"), lookup("BLOG_ADMIN_PASSWORD_ARN")) {
+        let admin_password = match (
+            lookup("BLOG_ADMIN_PASSWORD"),
+            lookup("BLOG_ADMIN_PASSWORD_ARN"),
+        ) {
             (Some(password), _) => Some(SecretSource::Value(password)),
             (None, Some(arn)) => Some(SecretSource::SecretsManager(arn)),
             (None, None) => None,
         };
-        let admin = match (lookup("BLOG_ADMIN_USERNAME"), admin_password, lookup("BLOG_ADMIN_EMAIL")) {
-            (Some(username), Some(password), Some(email)) => {
-                Some(AdminBootstrap { username, password, email })
-            }
+        let admin = match (
+            lookup("BLOG_ADMIN_USERNAME"),
+            admin_password,
+            lookup("BLOG_ADMIN_EMAIL"),
+        ) {
+            (Some(username), Some(password), Some(email)) => Some(AdminBootstrap {
+                username,
+                password,
+                email,
+            }),
             _ => None,
         };
         Ok(Self {
             store,
-            data_dir: lookup("BLOG_DATA_DIR").unwrap_or_else(|| ".data".into()).into(),
+            data_dir: lookup("BLOG_DATA_DIR")
+                .unwrap_or_else(|| ".data".into())
+                .into(),
             table_name: lookup("BLOG_TABLE_NAME").unwrap_or_else(|| "blog".into()),
             dynamodb_endpoint: lookup("BLOG_DYNAMODB_ENDPOINT"),
             create_table: parse(&lookup, "BLOG_DYNAMODB_CREATE_TABLE", false)?,
@@ -148,8 +159,10 @@ mod tests {
     use std::collections::HashMap;
 
     fn config(vars: &[(&str, &str)]) -> anyhow::Result<Config> {
-        let map: HashMap<String, String> =
-            vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         Config::from_lookup(|name| map.get(name).cloned())
     }
 
@@ -176,7 +189,10 @@ mod tests {
 
     #[test]
     fn the_admin_is_bootstrapped_only_when_all_three_variables_are_set() {
-        assert!(config(&[("BLOG_ADMIN_USERNAME", "root")]).unwrap().admin.is_none());
+        assert!(config(&[("BLOG_ADMIN_USERNAME", "root")])
+            .unwrap()
+            .admin
+            .is_none());
         let full = config(&[
             ("BLOG_ADMIN_USERNAME", "root"),
             ("BLOG_ADMIN_PASSWORD", "Secret123"),

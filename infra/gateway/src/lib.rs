@@ -7,7 +7,9 @@ use tokio::net::TcpListener;
 
 /// Every area mounted under its base path.
 pub fn app(ctx: AppContext) -> Router {
-    let areas = Router::new().merge(auth::router(ctx.clone())).merge(users::router(ctx));
+    let areas = Router::new()
+        .merge(auth::router(ctx.clone()))
+        .merge(users::router(ctx));
     blog_shared::http::finish(areas)
 }
 
@@ -17,5 +19,7 @@ pub async fn serve(
     ctx: AppContext,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, app(ctx)).with_graceful_shutdown(shutdown).await
+    axum::serve(listener, app(ctx))
+        .with_graceful_shutdown(shutdown)
+        .await
 }

@@ -5,7 +5,10 @@ use blog_shared::{auth::bootstrap, config::Config, setup, telemetry};
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(version, about = "Local gateway of the blog API (configuration: BLOG_* variables)")]
+#[command(
+    version,
+    about = "Local gateway of the blog API (configuration: BLOG_* variables)"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -47,12 +50,18 @@ async fn main() -> anyhow::Result<()> {
             tracing::info!("serving the blog API on http://{listen}");
             local_gateway::serve(listener, ctx, shutdown_signal()).await?;
         }
-        Command::CreateAdmin { username, password, email } => {
-            match bootstrap::ensure_admin(&ctx, &username, &password, &email).await? {
-                bootstrap::Outcome::Created(id) => println!("administrator {username} created (id {id})"),
-                bootstrap::Outcome::AlreadyExists => println!("an account named {username} exists already; nothing changed"),
+        Command::CreateAdmin {
+            username,
+            password,
+            email,
+        } => match bootstrap::ensure_admin(&ctx, &username, &password, &email).await? {
+            bootstrap::Outcome::Created(id) => {
+                println!("administrator {username} created (id {id})")
             }
-        }
+            bootstrap::Outcome::AlreadyExists => {
+                println!("an account named {username} exists already; nothing changed")
+            }
+        },
     }
     Ok(())
 }
@@ -61,7 +70,9 @@ async fn shutdown_signal() {
     let interrupt = tokio::signal::ctrl_c();
     #[cfg(unix)]
     let terminate = async {
-        if let Ok(mut signal) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        if let Ok(mut signal) =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
             signal.recv().await;
         }
     };

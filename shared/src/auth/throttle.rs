@@ -4,7 +4,9 @@
 
 use crate::{
     config::Config,
-    ports::table::{n, now_epoch_seconds, s, AttributeValue, Condition, Item, Key, Table, TableError, Update},
+    ports::table::{
+        n, now_epoch_seconds, s, AttributeValue, Condition, Item, Key, Table, TableError, Update,
+    },
 };
 
 fn key(login: &str) -> Key {
@@ -43,7 +45,11 @@ pub async fn record_failure(
     let key = key(login);
     for _ in 0..3 {
         let counted = table
-            .update(&key, Update::new().add("failures", 1), Some(Condition::Exists))
+            .update(
+                &key,
+                Update::new().add("failures", 1),
+                Some(Condition::Exists),
+            )
             .await;
         match counted {
             Ok(_) => return Ok(()),
@@ -62,7 +68,9 @@ pub async fn record_failure(
             Err(other) => return Err(other),
         }
     }
-    Err(TableError::Backend(anyhow::anyhow!("login throttle counter kept changing")))
+    Err(TableError::Backend(anyhow::anyhow!(
+        "login throttle counter kept changing"
+    )))
 }
 
 /// Ends the window after a successful login.

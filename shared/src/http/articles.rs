@@ -24,13 +24,18 @@ pub struct ArticleOk<T> {
 impl<T> ArticleOk<T> {
     /// 200 with message `success`.
     pub fn ok(data: T) -> Self {
-        Self { status: StatusCode::OK, message: "success", data }
+        Self {
+            status: StatusCode::OK,
+            message: "success",
+            data,
+        }
     }
 }
 
 impl<T: Serialize> IntoResponse for ArticleOk<T> {
     fn into_response(self) -> Response {
-        let body = json!({ "code": self.status.as_u16(), "message": self.message, "data": self.data });
+        let body =
+            json!({ "code": self.status.as_u16(), "message": self.message, "data": self.data });
         (self.status, Json(body)).into_response()
     }
 }

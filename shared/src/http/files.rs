@@ -20,7 +20,8 @@ pub struct FileOk<T>(pub T);
 
 impl<T: Serialize> IntoResponse for FileOk<T> {
     fn into_response(self) -> Response {
-        let body = json!({ "code": 0, "message": "success", "data": self.0, "timestamp": timestamp() });
+        let body =
+            json!({ "code": 0, "message": "success", "data": self.0, "timestamp": timestamp() });
         Json(body).into_response()
     }
 }

@@ -40,7 +40,10 @@ impl ProfileChanges {
             user.nickname = parse_nickname(nickname).map_err(AccountError::BadRequest)?;
         }
         if let Some(email) = &self.email {
-            user.email = Email::parse(email).map_err(AccountError::BadRequest)?.as_str().into();
+            user.email = Email::parse(email)
+                .map_err(AccountError::BadRequest)?
+                .as_str()
+                .into();
         }
         if let Some(avatar) = &self.avatar {
             user.avatar = parse_avatar(avatar).map_err(AccountError::BadRequest)?;
@@ -49,17 +52,23 @@ impl ProfileChanges {
     }
 }
 
-async fn save(ctx: &AppContext, before: &StoredUser, mut after: StoredUser) -> Result<UserView, AccountError> {
+async fn save(
+    ctx: &AppContext,
+    before: &StoredUser,
+    mut after: StoredUser,
+) -> Result<UserView, AccountError> {
     after.update_time = crate::time::now_string();
     match repo::replace(ctx.table.as_ref(), before, &after).await {
         Ok(()) => {
             ctx.principals.invalidate(after.id);
             Ok(after.view())
         }
-        Err(StoreError::EmailTaken) => Err(AccountError::BadRequest("email is already registered".into())),
-        Err(StoreError::Concurrent) => {
-            Err(AccountError::Conflict("account was changed concurrently, please retry".into()))
-        }
+        Err(StoreError::EmailTaken) => Err(AccountError::BadRequest(
+            "email is already registered".into(),
+        )),
+        Err(StoreError::Concurrent) => Err(AccountError::Conflict(
+            "account was changed concurrently, please retry".into(),
+        )),
         Err(other) => Err(AccountError::Internal(other.into())),
     }
 }
@@ -88,11 +97,19 @@ pub async fn update_me(
     JsonBody(request, ..): Body<UpdateMe>,
 ) -> Result<AccountOk<UserView>, AccountError> {
     let before = load(&ctx, principal.id).await?;
-    if request.username.as_ref().is_some_and(|u| *u != before.username) {
-        return Err(AccountError::BadRequest("username cannot be changed".into()));
+    if request
+        .username
+        .as_ref()
+        .is_some_and(|u| *u != before.username)
+    {
+        return Err(AccountError::BadRequest(
+            "username cannot be changed".into(),
+        ));
     }
     if request.status.is_some_and(|s| s != before.status) {
-        return Err(AccountError::BadRequest("status cannot be changed on your own profile".into()));
+        return Err(AccountError::BadRequest(
+            "status cannot be changed on your own profile".into(),
+        ));
     }
     let mut after = before.clone();
     request.profile.apply(&mut after)?;
@@ -129,21 +146,32 @@ pub async fn update_user(
     request.profile.apply(&mut after)?;
     if let Some(status) = request.status {
         if status != 0 && status != 1 {
-            return Err(AccountError::BadRequest("status must be 0 (disabled) or 1 (active)".into()));
+            return Err(AccountError::BadRequest(
+                "status must be 0 (disabled) or 1 (active)".into(),
+            ));
         }
         if status == 0 && id == admin.id {
-            return Err(AccountError::BadRequest("you cannot disable your own account".into()));
+            return Err(AccountError::BadRequest(
+                "you cannot disable your own account".into(),
+            ));
         }
         after.status = status;
     }
     if let Some(roles) = &request.roles {
         after.roles = parse_roles(roles).map_err(AccountError::BadRequest)?;
         if id == admin.id && !after.roles.iter().any(|r| r == ROLE_ADMIN) {
-            return Err(AccountError::BadRequest("you cannot remove your own administrator role".into()));
+            return Err(AccountError::BadRequest(
+                "you cannot remove your own administrator role".into(),
+            ));
         }
     }
     let view = save(&ctx, &before, after).await?;
-    tracing::info!(admin_id = admin.id, user_id = id, status = view.status, "account updated by administrator");
+    tracing::info!(
+        admin_id = admin.id,
+        user_id = id,
+        status = view.status,
+        "account updated by administrator"
+    );
     Ok(AccountOk(view))
 }
 
@@ -154,7 +182,9 @@ pub async fn delete_user(
     PathId(id, ..): Id,
 ) -> Result<AccountOk<()>, AccountError> {
     if id == admin.id {
-        return Err(AccountError::BadRequest("you cannot delete your own account".into()));
+        return Err(AccountError::BadRequest(
+            "you cannot delete your own account".into(),
+        ));
     }
     if let Some(user) = repo::find_by_id(ctx.table.as_ref(), id).await? {
         match repo::delete(ctx.table.as_ref(), &user).await {

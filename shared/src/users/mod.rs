@@ -17,7 +17,9 @@ pub fn router(ctx: AppContext) -> Router {
         .route("/me", get(handlers::me).put(handlers::update_me))
         .route(
             "/{id}",
-            get(handlers::get_user).put(handlers::update_user).delete(handlers::delete_user),
+            get(handlers::get_user)
+                .put(handlers::update_user)
+                .delete(handlers::delete_user),
         );
     crate::http::area(BASE, routes, ctx)
 }

@@ -76,7 +76,10 @@ pub async fn new_id(table: &dyn Table) -> Result<u64, TableError> {
 /// Stores a new account and its markers in one transaction.
 pub async fn create(table: &dyn Table, user: &StoredUser) -> Result<(), StoreError> {
     let writes = vec![
-        Write::Put { item: to_item(user)?, condition: Some(Condition::NotExists) },
+        Write::Put {
+            item: to_item(user)?,
+            condition: Some(Condition::NotExists),
+        },
         Write::Put {
             item: marker(username_key(&user.username), user.id),
             condition: Some(Condition::NotExists),
@@ -120,7 +123,9 @@ pub async fn find_by_login(
     match marker.get("userId") {
         Some(AttributeValue::N(id)) => match id.parse() {
             Ok(id) => find_by_id(table, id).await,
-            Err(_) => Err(TableError::Invalid(format!("marker {key} has a bad userId"))),
+            Err(_) => Err(TableError::Invalid(format!(
+                "marker {key} has a bad userId"
+            ))),
         },
         _ => Err(TableError::Invalid(format!("marker {key} has no userId"))),
     }
@@ -137,7 +142,10 @@ pub async fn replace(
         Condition::equals("updateTime", s(&before.update_time)),
         Condition::equals("email", s(&before.email)),
     ]);
-    let mut writes = vec![Write::Put { item: to_item(after)?, condition: Some(unchanged) }];
+    let mut writes = vec![Write::Put {
+        item: to_item(after)?,
+        condition: Some(unchanged),
+    }];
     let email_moved = before.email.to_lowercase() != after.email.to_lowercase();
     if email_moved {
         writes.push(Write::Put {
@@ -163,9 +171,18 @@ pub async fn replace(
 pub async fn delete(table: &dyn Table, user: &StoredUser) -> Result<(), StoreError> {
     let owned = || Some(Condition::equals("userId", n(user.id as i64)));
     let writes = vec![
-        Write::Delete { key: user_key(user.id), condition: Some(Condition::Exists) },
-        Write::Delete { key: username_key(&user.username), condition: owned() },
-        Write::Delete { key: email_key(&user.email), condition: owned() },
+        Write::Delete {
+            key: user_key(user.id),
+            condition: Some(Condition::Exists),
+        },
+        Write::Delete {
+            key: username_key(&user.username),
+            condition: owned(),
+        },
+        Write::Delete {
+            key: email_key(&user.email),
+            condition: owned(),
+        },
     ];
     match table.transact(writes).await {
         Ok(()) => Ok(()),

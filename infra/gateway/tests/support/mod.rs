@@ -25,7 +25,10 @@ pub struct Reply {
 
 enum Transport {
     InProcess(Router),
-    Http { base: String, client: reqwest::Client },
+    Http {
+        base: String,
+        client: reqwest::Client,
+    },
 }
 
 /// A client of the API under test.
@@ -37,7 +40,10 @@ pub struct Api {
 
 fn test_config() -> Config {
     let vars: HashMap<&str, &str> = HashMap::from([
-        ("BLOG_JWT_SECRET", "test-secret-test-secret-test-secret-0123"),
+        (
+            "BLOG_JWT_SECRET",
+            "test-secret-test-secret-test-secret-0123",
+        ),
         ("BLOG_ADMIN_USERNAME", ADMIN.0),
         ("BLOG_ADMIN_PASSWORD", ADMIN.1),
         ("BLOG_ADMIN_EMAIL", ADMIN.2),
@@ -60,7 +66,10 @@ impl Api {
             blog_shared::ports::table::embedded::SqliteTable::in_memory().expect("sqlite"),
         );
         let ctx = context_on(table.clone()).await;
-        Api { transport: Transport::InProcess(local_gateway::app(ctx)), table }
+        Api {
+            transport: Transport::InProcess(local_gateway::app(ctx)),
+            table,
+        }
     }
 
     /// Over HTTP through the local gateway, on a fresh table in DynamoDB Local
@@ -75,14 +84,28 @@ impl Api {
                 .expect("DynamoDB Local table"),
         );
         let ctx = context_on(table.clone()).await;
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
         let base = format!("http://{}", listener.local_addr().expect("addr"));
         tokio::spawn(local_gateway::serve(listener, ctx, std::future::pending()));
-        Api { transport: Transport::Http { base, client: reqwest::Client::new() }, table }
+        Api {
+            transport: Transport::Http {
+                base,
+                client: reqwest::Client::new(),
+            },
+            table,
+        }
     }
 
     /// Sends a request with optional bearer token and JSON body.
-    pub async fn call(&self, method: &str, path: &str, token: Option<&str>, body: Option<Value>) -> Reply {
+    pub async fn call(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> Reply {
         let mut headers = vec![];
         let auth;
         if let Some(token) = token {
@@ -92,27 +115,45 @@ impl Api {
         if body.is_some() {
             headers.push(("content-type", "application/json"));
         }
-        self.raw(method, path, &headers, body.map(|b| b.to_string())).await
+        self.raw(method, path, &headers, body.map(|b| b.to_string()))
+            .await
     }
 
     /// Sends a request with raw headers and body.
-    pub async fn raw(&self, method: &str, path: &str, headers: &[(&str, &str)], body: Option<String>) -> Reply {
+    pub async fn raw(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<String>,
+    ) -> Reply {
         match &self.transport {
             Transport::InProcess(router) => {
                 let mut request = Request::builder().method(method).uri(path);
                 for (name, value) in headers {
                     request = request.header(*name, *value);
                 }
-                let request = request.body(body.map(Body::from).unwrap_or_else(Body::empty)).unwrap();
+                let request = request
+                    .body(body.map(Body::from).unwrap_or_else(Body::empty))
+                    .unwrap();
                 let response = router.clone().oneshot(request).await.unwrap();
                 let status = response.status().as_u16();
                 let headers = response
                     .headers()
                     .iter()
-                    .map(|(k, v)| (k.as_str().to_string(), v.to_str().unwrap_or_default().to_string()))
+                    .map(|(k, v)| {
+                        (
+                            k.as_str().to_string(),
+                            v.to_str().unwrap_or_default().to_string(),
+                        )
+                    })
                     .collect();
                 let bytes = response.into_body().collect().await.unwrap().to_bytes();
-                Reply { status, headers, body: serde_json::from_slice(&bytes).unwrap_or(Value::Null) }
+                Reply {
+                    status,
+                    headers,
+                    body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+                }
             }
             Transport::Http { base, client } => {
                 let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
@@ -128,10 +169,19 @@ impl Api {
                 let headers = response
                     .headers()
                     .iter()
-                    .map(|(k, v)| (k.as_str().to_string(), v.to_str().unwrap_or_default().to_string()))
+                    .map(|(k, v)| {
+                        (
+                            k.as_str().to_string(),
+                            v.to_str().unwrap_or_default().to_string(),
+                        )
+                    })
                     .collect();
                 let bytes = response.bytes().await.unwrap();
-                Reply { status, headers, body: serde_json::from_slice(&bytes).unwrap_or(Value::Null) }
+                Reply {
+                    status,
+                    headers,
+                    body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+                }
             }
         }
     }
@@ -141,13 +191,16 @@ impl Api {
         let body = serde_json::json!({
             "username": username, "password": PASSWORD, "email": format!("{username}@example.com"),
         });
-        self.call("POST", "/api/v1/auth/register", None, Some(body)).await
+        self.call("POST", "/api/v1/auth/register", None, Some(body))
+            .await
     }
 
     /// Logs in and returns the token (panics unless 200).
     pub async fn login(&self, username: &str, password: &str) -> String {
         let body = serde_json::json!({ "username": username, "password": password });
-        let reply = self.call("POST", "/api/v1/auth/login", None, Some(body)).await;
+        let reply = self
+            .call("POST", "/api/v1/auth/login", None, Some(body))
+            .await;
         assert_eq!(reply.status, 200, "login of {username}: {:?}", reply.body);
         reply.body["data"]["token"].as_str().unwrap().to_string()
     }
@@ -168,7 +221,10 @@ impl Api {
 
 fn uuid_like() -> String {
     use std::time::{SystemTime, UNIX_EPOCH};
-    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos();
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
     format!("{nanos:x}{:x}", rand_u32())
 }
 

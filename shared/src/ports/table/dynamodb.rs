@@ -1,7 +1,8 @@
 //! [`Table`] on Amazon DynamoDB (or DynamoDB Local / LocalStack), with the port's semantics:
-//! expired items are filtered from reads and treated as absent by conditions, conditional
-//! failures map to [`TableError::ConditionFailed`] / [`TableError::TransactionCancelled`], and
-//! every other SDK error to [`TableError::Backend`].
+//! expired items are filtered from reads and count as absent for conditions; failed conditions
+//! map to [`TableError::ConditionFailed`] / [`TableError::TransactionCancelled`], requests that
+//! DynamoDB refuses as malformed (`ValidationException`) to [`TableError::Invalid`], and every
+//! other SDK error to [`TableError::Backend`].
 
 #[path = "dynamodb_expr.rs"]
 mod expr;
@@ -15,33 +16,43 @@ use anyhow::{anyhow, bail, Context};
 use async_trait::async_trait;
 use aws_config::SdkConfig;
 use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
-use aws_sdk_dynamodb::error::{BuildError, DisplayErrorContext};
+use aws_sdk_dynamodb::error::{BuildError, DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
-use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{
     self as ddb, AttributeDefinition, AttributeValue as Av, BillingMode, ConsumedCapacity,
     GlobalSecondaryIndex, IndexStatus, KeySchemaElement, KeyType, KeysAndAttributes, Projection,
-    ProjectionType, ReturnConsumedCapacity, ReturnValue, ReturnValuesOnConditionCheckFailure,
-    ScalarAttributeType, TableStatus, TimeToLiveSpecification, TransactWriteItem,
+    ProjectionType, ReturnConsumedCapacity, ReturnValue, ScalarAttributeType, TableStatus,
+    TimeToLiveSpecification, TransactWriteItem,
 };
 use aws_sdk_dynamodb::Client;
-use expr::{holds_when_absent, Expr};
+use expr::Expr;
 
 use super::{
     is_expired, now_epoch_seconds, Condition, Index, Item, Key, Query, QueryPage, Table,
     TableError, Update, Write, PK, SK, TTL,
 };
 
-type Attrs = HashMap<String, Av>;
-
-/// Attempts of a transaction cancelled only by conflicts with concurrent transactions (and of a
-/// batch read with unprocessed keys) before giving up.
+/// Most keys of one batch read and most writes of one transaction.
+const MAX_ITEMS: usize = 100;
+/// Attempts of a transaction cancelled only by conflicting concurrent transactions, and of a
+/// batch read left with unprocessed keys, before giving up.
 const MAX_ATTEMPTS: u32 = 8;
+const TOTAL: ReturnConsumedCapacity = ReturnConsumedCapacity::Total;
+
+/// Sends an [`Expr`]'s attribute names and values with a request or transaction item.
+macro_rules! with_parts {
+    ($builder:expr, $expr:expr) => {{
+        let (names, values) = $expr.into_parts();
+        ($builder)
+            .set_expression_attribute_names(names)
+            .set_expression_attribute_values(values)
+    }};
+}
 
 /// Calls and capacity consumed through one [`DynamoTable`] since its creation or last reset.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TableUsage {
-    /// Requests sent (including retries and failed ones).
+    /// Requests sent, including retries and failed ones.
     pub calls: u64,
     /// Read capacity units reported by DynamoDB.
     pub read_units: f64,
@@ -49,6 +60,7 @@ pub struct TableUsage {
     pub write_units: f64,
 }
 
+/// [`TableUsage`] as atomics (the units as `f64` bits).
 #[derive(Default)]
 struct Counters {
     calls: AtomicU64,
@@ -58,11 +70,10 @@ struct Counters {
 
 fn add_units(counter: &AtomicU64, units: f64) {
     let add = |bits: u64| Some((f64::from_bits(bits) + units).to_bits());
-    let _always_ok = counter.fetch_update(Relaxed, Relaxed, add);
+    let _always_some = counter.fetch_update(Relaxed, Relaxed, add);
 }
 
-/// The DynamoDB adapter of the [`Table`] port (single-table design, see the module docs of
-/// [`super`]). Cheap to clone; clones share their usage counters.
+/// The DynamoDB adapter of the [`Table`] port. Cheap to clone; clones share usage counters.
 #[derive(Clone)]
 pub struct DynamoTable {
     client: Client,
@@ -71,31 +82,30 @@ pub struct DynamoTable {
 }
 
 impl DynamoTable {
-    /// An adapter for `table_name` through `client`.
+    /// An adapter for the table `table_name` through `client`.
     pub fn new(client: Client, table_name: impl Into<String>) -> Self {
+        let table = table_name.into();
         Self {
             client,
-            table: table_name.into(),
+            table,
             usage: Arc::default(),
         }
     }
 
-    /// An adapter built from the shared SDK configuration; `endpoint` overrides the DynamoDB
-    /// endpoint only (`BLOG_DYNAMODB_ENDPOINT`; `AWS_ENDPOINT_URL` is already in `sdk`).
+    /// An adapter built from the shared SDK configuration; `endpoint` overrides the endpoint of
+    /// DynamoDB only (`BLOG_DYNAMODB_ENDPOINT`; `AWS_ENDPOINT_URL` is already part of `sdk`).
     pub fn from_config(
         sdk: &SdkConfig,
         table_name: impl Into<String>,
         endpoint: Option<&str>,
     ) -> Self {
         let mut config = aws_sdk_dynamodb::config::Builder::from(sdk);
-        if let Some(endpoint) = endpoint {
-            config = config.endpoint_url(endpoint);
-        }
+        config.set_endpoint_url(endpoint.map(str::to_owned));
         Self::new(Client::from_conf(config.build()), table_name)
     }
 
-    /// An adapter on an emulator at `endpoint` with static test credentials (region us-east-1),
-    /// its table created when missing.
+    /// An adapter on the emulator at `endpoint` with static test credentials (region
+    /// us-east-1), its table created when missing.
     pub async fn connect_for_tests(
         endpoint: &str,
         table_name: &str,
@@ -104,24 +114,24 @@ impl DynamoTable {
             .behavior_version(BehaviorVersion::latest())
             .region(Region::new("us-east-1"))
             .credentials_provider(Credentials::new("test", "test", None, None, "blog-tests"))
-            .endpoint_url(endpoint)
-            .build();
-        let table = Self::new(Client::from_conf(config), table_name);
+            .endpoint_url(endpoint);
+        let table = Self::new(Client::from_conf(config.build()), table_name);
         table.create_table_if_missing().await?;
         Ok(table)
     }
 
-    /// The table name.
+    /// The table's name.
     pub fn table_name(&self) -> &str {
         &self.table
     }
 
     /// Calls and capacity units consumed so far.
     pub fn usage(&self) -> TableUsage {
+        let units = |counter: &AtomicU64| f64::from_bits(counter.load(Relaxed));
         TableUsage {
             calls: self.usage.calls.load(Relaxed),
-            read_units: f64::from_bits(self.usage.read_units.load(Relaxed)),
-            write_units: f64::from_bits(self.usage.write_units.load(Relaxed)),
+            read_units: units(&self.usage.read_units),
+            write_units: units(&self.usage.write_units),
         }
     }
 
@@ -132,16 +142,17 @@ impl DynamoTable {
         self.usage.write_units.store(0f64.to_bits(), Relaxed);
     }
 
-    /// Creates the table (keys `pk`/`sk`, indexes `gsi1`/`gsi2` projecting everything, on-demand
-    /// billing) when it does not exist, enables TTL on `expiresAt`, and waits until it is active.
+    /// Creates the table when it does not exist (string keys `pk`/`sk`; indexes `gsi1` and
+    /// `gsi2` on `gsiNpk`/`gsiNsk` projecting everything; on-demand billing), waits until it
+    /// and its indexes are active, and enables TTL on `expiresAt`.
     pub async fn create_table_if_missing(&self) -> anyhow::Result<()> {
-        let describe = self
+        match self
             .client
             .describe_table()
             .table_name(&self.table)
             .send()
-            .await;
-        match describe {
+            .await
+        {
             Ok(_) => {}
             Err(e)
                 if e.as_service_error()
@@ -156,25 +167,20 @@ impl DynamoTable {
             .enabled(true)
             .attribute_name(TTL)
             .build()?;
-        let enabled = self.client.update_time_to_live().table_name(&self.table);
-        if let Err(e) = enabled.time_to_live_specification(ttl).send().await {
+        let request = self.client.update_time_to_live().table_name(&self.table);
+        if let Err(e) = request.time_to_live_specification(ttl).send().await {
+            // Already enabled, or not supported by an emulator.
             tracing::debug!(table = %self.table, error = %DisplayErrorContext(e), "TTL not enabled");
         }
         Ok(())
     }
 
     async fn create_table(&self) -> anyhow::Result<()> {
-        let attribute = |name: &str| {
-            AttributeDefinition::builder()
-                .attribute_name(name)
-                .attribute_type(ScalarAttributeType::S)
-                .build()
-        };
         let key = |pk: &str, sk: &str| -> Result<Vec<KeySchemaElement>, BuildError> {
-            let element = |name: &str, key_type| {
+            let element = |name: &str, kind| {
                 KeySchemaElement::builder()
                     .attribute_name(name)
-                    .key_type(key_type)
+                    .key_type(kind)
                     .build()
             };
             Ok(vec![
@@ -182,19 +188,21 @@ impl DynamoTable {
                 element(sk, KeyType::Range)?,
             ])
         };
-        let mut definitions = Vec::new();
-        let mut indexes = Vec::new();
+        let (mut definitions, mut indexes) = (Vec::new(), Vec::new());
         for index in Index::ALL {
             let (pk, sk) = index.key_attributes();
-            definitions.extend([attribute(pk)?, attribute(sk)?]);
+            for name in [pk, sk] {
+                let definition = AttributeDefinition::builder().attribute_name(name);
+                definitions.push(definition.attribute_type(ScalarAttributeType::S).build()?);
+            }
             if let Some(name) = index.name() {
-                let projection = Projection::builder()
+                let all = Projection::builder()
                     .projection_type(ProjectionType::All)
                     .build();
                 let gsi = GlobalSecondaryIndex::builder()
                     .index_name(name)
-                    .set_key_schema(Some(key(pk, sk)?));
-                indexes.push(gsi.projection(projection).build()?);
+                    .projection(all);
+                indexes.push(gsi.set_key_schema(Some(key(pk, sk)?)).build()?);
             }
         }
         let created = (self.client.create_table().table_name(&self.table))
@@ -205,14 +213,14 @@ impl DynamoTable {
             .send()
             .await;
         match created {
-            Ok(_) => Ok(()),
             Err(e)
-                if e.as_service_error()
+                if !e
+                    .as_service_error()
                     .is_some_and(|e| e.is_resource_in_use_exception()) =>
             {
-                Ok(())
+                bail!("CreateTable {}: {}", self.table, DisplayErrorContext(e))
             }
-            Err(e) => bail!("CreateTable {}: {}", self.table, DisplayErrorContext(e)),
+            _ => Ok(()),
         }
     }
 
@@ -227,18 +235,19 @@ impl DynamoTable {
                 .await;
             let out = out
                 .map_err(|e| anyhow!("DescribeTable {}: {}", self.table, DisplayErrorContext(e)))?;
-            let table = out.table.context("DescribeTable without a table")?;
-            let indexes_active = table
+            let table = out.table.context("DescribeTable returned no table")?;
+            let active = Some(&IndexStatus::Active);
+            let indexes = table
                 .global_secondary_indexes()
                 .iter()
-                .all(|i| i.index_status() == Some(&IndexStatus::Active));
-            if table.table_status() == Some(&TableStatus::Active) && indexes_active {
+                .all(|i| i.index_status() == active);
+            if table.table_status() == Some(&TableStatus::Active) && indexes {
                 return Ok(());
             }
             if Instant::now() > deadline {
-                bail!("table {} not active after 120 s", self.table);
+                bail!("table {} is not active after 120 s", self.table);
             }
-            tokio::time::sleep(Duration::from_millis(250)).await;
+            tokio::time::sleep(Duration::from_millis(200)).await;
         }
     }
 
@@ -246,55 +255,16 @@ impl DynamoTable {
         self.usage.calls.fetch_add(1, Relaxed);
     }
 
-    /// Adds reported capacity; a total without a read/write split counts as `write` or read.
+    /// Counts reported capacity; a total without a read/write split counts as `write` says.
     fn consumed<'a>(&self, write: bool, capacity: impl IntoIterator<Item = &'a ConsumedCapacity>) {
         for c in capacity {
-            match (c.read_capacity_units(), c.write_capacity_units()) {
-                (None, None) => {
-                    let counter = if write {
-                        &self.usage.write_units
-                    } else {
-                        &self.usage.read_units
-                    };
-                    add_units(counter, c.capacity_units().unwrap_or_default());
-                }
-                (read, written) => {
-                    add_units(&self.usage.read_units, read.unwrap_or_default());
-                    add_units(&self.usage.write_units, written.unwrap_or_default());
-                }
-            }
-        }
-    }
-
-    /// Deletes an item if it is (still) expired, so that an update can start from scratch.
-    async fn purge_expired(&self, key: &Key, now: i64) -> Result<(), TableError> {
-        let mut x = Expr::new(now);
-        let condition = x.expired();
-        let (names, values) = x.into_parts();
-        self.called();
-        let out = (self
-            .client
-            .delete_item()
-            .table_name(&self.table)
-            .set_key(Some(key_attrs(key))))
-        .condition_expression(condition)
-        .set_expression_attribute_names(names)
-        .set_expression_attribute_values(values)
-        .return_consumed_capacity(ReturnConsumedCapacity::Total)
-        .send()
-        .await;
-        match out {
-            Ok(out) => {
-                self.consumed(true, out.consumed_capacity());
-                Ok(())
-            }
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|e| e.is_conditional_check_failed_exception()) =>
-            {
-                Ok(())
-            }
-            Err(e) => Err(backend("DeleteItem", e)),
+            let (read, written) = match (c.read_capacity_units(), c.write_capacity_units()) {
+                (None, None) if write => (0.0, c.capacity_units().unwrap_or_default()),
+                (None, None) => (c.capacity_units().unwrap_or_default(), 0.0),
+                (read, written) => (read.unwrap_or_default(), written.unwrap_or_default()),
+            };
+            add_units(&self.usage.read_units, read);
+            add_units(&self.usage.write_units, written);
         }
     }
 
@@ -306,115 +276,100 @@ impl DynamoTable {
                 item: put,
                 condition,
             } => {
-                let condition = condition.as_ref().and_then(|c| x.condition(c));
-                let (names, values) = x.into_parts();
                 let put = ddb::Put::builder()
                     .table_name(&self.table)
                     .set_item(Some(put.clone().into()));
-                let put = put
-                    .set_condition_expression(condition)
-                    .set_expression_attribute_names(names);
-                item.put(
-                    put.set_expression_attribute_values(values)
-                        .build()
-                        .map_err(build_error)?,
-                )
+                let put =
+                    put.set_condition_expression(condition.as_ref().and_then(|c| x.condition(c)));
+                item.put(with_parts!(put, x).build().map_err(build_error)?)
             }
             Write::Update {
                 key,
                 update,
                 condition,
             } => {
-                let expression = x.update(update)?.ok_or_else(|| {
-                    TableError::Invalid(format!(
-                        "the update of {key} in a transaction changes nothing"
-                    ))
-                })?;
-                let condition = guarded(&mut x, condition.as_ref());
-                let (names, values) = x.into_parts();
+                let Some(expression) = x.update(update)? else {
+                    return Err(TableError::Invalid(format!(
+                        "an empty update of {key} in a transaction"
+                    )));
+                };
                 let update = ddb::Update::builder()
                     .table_name(&self.table)
                     .set_key(Some(key_attrs(key)));
+                let update = update.update_expression(expression);
                 let update = update
-                    .update_expression(expression)
-                    .condition_expression(condition);
-                let update = update
-                    .set_expression_attribute_names(names)
-                    .set_expression_attribute_values(values);
-                let update = update.return_values_on_condition_check_failure(
-                    ReturnValuesOnConditionCheckFailure::AllOld,
-                );
-                item.update(update.build().map_err(build_error)?)
+                    .set_condition_expression(condition.as_ref().and_then(|c| x.condition(c)));
+                item.update(with_parts!(update, x).build().map_err(build_error)?)
             }
             Write::Delete { key, condition } => {
-                let condition = condition.as_ref().and_then(|c| x.condition(c));
-                let (names, values) = x.into_parts();
                 let delete = ddb::Delete::builder()
                     .table_name(&self.table)
                     .set_key(Some(key_attrs(key)));
                 let delete = delete
-                    .set_condition_expression(condition)
-                    .set_expression_attribute_names(names);
-                item.delete(
-                    delete
-                        .set_expression_attribute_values(values)
-                        .build()
-                        .map_err(build_error)?,
-                )
+                    .set_condition_expression(condition.as_ref().and_then(|c| x.condition(c)));
+                item.delete(with_parts!(delete, x).build().map_err(build_error)?)
             }
             Write::Check { key, condition } => {
-                // An always-true condition (empty `All`) still needs an expression.
+                // An empty `All` always holds but a check needs an expression: a tautology.
                 let condition = x.condition(condition).unwrap_or_else(|| {
                     let pk = x.name(PK);
                     format!("attribute_exists({pk}) OR attribute_not_exists({pk})")
                 });
-                let (names, values) = x.into_parts();
-                let check = ddb::ConditionCheck::builder()
-                    .table_name(&self.table)
-                    .set_key(Some(key_attrs(key)));
+                let check = ddb::ConditionCheck::builder().table_name(&self.table);
                 let check = check
-                    .condition_expression(condition)
-                    .set_expression_attribute_names(names);
-                item.condition_check(
-                    check
-                        .set_expression_attribute_values(values)
-                        .build()
-                        .map_err(build_error)?,
-                )
+                    .set_key(Some(key_attrs(key)))
+                    .condition_expression(condition);
+                item.condition_check(with_parts!(check, x).build().map_err(build_error)?)
             }
         };
         Ok(item.build())
     }
 }
 
-/// The caller's condition, guarded so that an update never merges into an expired item.
-fn guarded(x: &mut Expr, condition: Option<&Condition>) -> String {
-    let guard = x.absent_or_unexpired();
-    match condition.and_then(|c| x.condition(c)) {
-        Some(condition) => format!("{guard} AND ({condition})"),
-        None => guard,
-    }
-}
-
-fn key_attrs(key: &Key) -> Attrs {
+fn key_attrs(key: &Key) -> HashMap<String, Av> {
     HashMap::from([
         (PK.to_owned(), Av::S(key.pk.clone())),
         (SK.to_owned(), Av::S(key.sk.clone())),
     ])
 }
 
+/// At most [`MAX_ITEMS`] keys, none twice (DynamoDB refuses duplicates).
+fn distinct_keys(keys: impl IntoIterator<Item = Key>, what: &str) -> Result<(), TableError> {
+    let mut seen = HashSet::new();
+    for key in keys {
+        if seen.len() == MAX_ITEMS {
+            return Err(TableError::Invalid(format!(
+                "a {what} takes at most {MAX_ITEMS} keys"
+            )));
+        }
+        if !seen.insert(key.clone()) {
+            return Err(TableError::Invalid(format!("a {what} names {key} twice")));
+        }
+    }
+    Ok(())
+}
+
 fn write_key(write: &Write) -> Result<Key, TableError> {
     match write {
-        Write::Put { item, .. } => {
-            Key::of(item).ok_or_else(|| TableError::Invalid("put item without string pk/sk".into()))
-        }
+        Write::Put { item, .. } => Key::of(item)
+            .ok_or_else(|| TableError::Invalid("a put item needs string pk and sk".into())),
         Write::Update { key, .. } | Write::Delete { key, .. } | Write::Check { key, .. } => {
             Ok(key.clone())
         }
     }
 }
 
-fn backend(operation: &str, error: impl std::error::Error) -> TableError {
+/// Maps an SDK error: a `ValidationException` is a malformed request, anything else a failure of
+/// the store (logged with its sources).
+fn failure<E, R>(operation: &str, error: SdkError<E, R>) -> TableError
+where
+    E: ProvideErrorMetadata + std::error::Error + 'static,
+    R: std::fmt::Debug,
+{
+    if error.code() == Some("ValidationException") {
+        let message = error.message().unwrap_or("ValidationException");
+        return TableError::Invalid(format!("{operation}: {message}"));
+    }
     TableError::Backend(anyhow!("{operation}: {}", DisplayErrorContext(error)))
 }
 
@@ -439,82 +394,76 @@ impl Table for DynamoTable {
             .set_key(Some(key_attrs(key)));
         let out = request
             .consistent_read(true)
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .return_consumed_capacity(TOTAL)
             .send()
             .await;
-        let out = out.map_err(|e| backend("GetItem", e))?;
+        let out = out.map_err(|e| failure("GetItem", e))?;
         self.consumed(false, out.consumed_capacity());
-        let item = out.item.map(Item::from);
-        Ok(item.filter(|item| !is_expired(item, now_epoch_seconds())))
+        let now = now_epoch_seconds();
+        Ok(out
+            .item
+            .map(Item::from)
+            .filter(|item| !is_expired(item, now)))
     }
 
     async fn get_many(&self, keys: &[Key]) -> Result<Vec<Item>, TableError> {
-        let mut unique = HashSet::new();
-        let keys: Vec<&Key> = keys.iter().filter(|k| unique.insert(*k)).collect();
+        distinct_keys(keys.iter().cloned(), "get_many")?;
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let request =
+            KeysAndAttributes::builder().set_keys(Some(keys.iter().map(key_attrs).collect()));
+        let mut pending = Some(request.consistent_read(true).build().map_err(build_error)?);
         let mut found: HashMap<Key, Item> = HashMap::new();
-        for chunk in keys.chunks(100) {
-            let request = KeysAndAttributes::builder()
-                .set_keys(Some(chunk.iter().map(|k| key_attrs(k)).collect()));
-            let mut pending = Some(request.consistent_read(true).build().map_err(build_error)?);
-            let mut attempt = 0;
-            while let Some(request) = pending.take() {
-                if attempt == MAX_ATTEMPTS {
-                    return Err(TableError::Backend(anyhow!(
-                        "BatchGetItem: keys still unprocessed"
-                    )));
-                }
-                if attempt > 0 {
-                    backoff(attempt).await;
-                }
-                attempt += 1;
-                self.called();
-                let out = (self
-                    .client
-                    .batch_get_item()
-                    .request_items(&self.table, request))
-                .return_consumed_capacity(ReturnConsumedCapacity::Total)
-                .send()
-                .await
-                .map_err(|e| backend("BatchGetItem", e))?;
-                self.consumed(false, out.consumed_capacity());
-                let items = out
-                    .responses
-                    .and_then(|mut r| r.remove(&self.table))
-                    .unwrap_or_default();
-                for item in items.into_iter().map(Item::from) {
-                    if let Some(key) = Key::of(&item) {
-                        found.insert(key, item);
-                    }
-                }
-                pending = out.unprocessed_keys.and_then(|mut u| u.remove(&self.table));
-                pending = pending.filter(|p| !p.keys().is_empty());
+        for attempt in 0..MAX_ATTEMPTS {
+            let Some(request) = pending.take() else { break };
+            if attempt > 0 {
+                backoff(attempt).await;
             }
+            self.called();
+            let batch = self
+                .client
+                .batch_get_item()
+                .request_items(&self.table, request);
+            let out = batch.return_consumed_capacity(TOTAL).send().await;
+            let out = out.map_err(|e| failure("BatchGetItem", e))?;
+            self.consumed(false, out.consumed_capacity());
+            let items = out
+                .responses
+                .and_then(|mut r| r.remove(&self.table))
+                .unwrap_or_default();
+            for item in items.into_iter().map(Item::from) {
+                found.extend(Key::of(&item).map(|key| (key, item)));
+            }
+            let unprocessed = out.unprocessed_keys.and_then(|mut u| u.remove(&self.table));
+            pending = unprocessed.filter(|u| !u.keys().is_empty());
+        }
+        if pending.is_some() {
+            let error =
+                anyhow!("BatchGetItem: keys still unprocessed after {MAX_ATTEMPTS} attempts");
+            return Err(TableError::Backend(error));
         }
         let now = now_epoch_seconds();
-        let items = keys.into_iter().filter_map(|k| found.remove(k));
+        let items = keys.iter().filter_map(|key| found.remove(key));
         Ok(items.filter(|item| !is_expired(item, now)).collect())
     }
 
     async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), TableError> {
         if Key::of(&item).is_none() {
-            return Err(TableError::Invalid("put item without string pk/sk".into()));
+            return Err(TableError::Invalid(
+                "a put item needs string pk and sk".into(),
+            ));
         }
         let mut x = Expr::new(now_epoch_seconds());
         let condition = condition.as_ref().and_then(|c| x.condition(c));
-        let (names, values) = x.into_parts();
-        self.called();
-        let out = (self
+        let request = self
             .client
             .put_item()
             .table_name(&self.table)
-            .set_item(Some(item.into())))
-        .set_condition_expression(condition)
-        .set_expression_attribute_names(names)
-        .set_expression_attribute_values(values)
-        .return_consumed_capacity(ReturnConsumedCapacity::Total)
-        .send()
-        .await;
-        match out {
+            .set_item(Some(item.into()));
+        let request = with_parts!(request.set_condition_expression(condition), x);
+        self.called();
+        match request.return_consumed_capacity(TOTAL).send().await {
             Ok(out) => {
                 self.consumed(true, out.consumed_capacity());
                 Ok(())
@@ -525,7 +474,7 @@ impl Table for DynamoTable {
             {
                 Err(TableError::ConditionFailed)
             }
-            Err(e) => Err(backend("PutItem", e)),
+            Err(e) => Err(failure("PutItem", e)),
         }
     }
 
@@ -535,52 +484,32 @@ impl Table for DynamoTable {
         update: Update,
         condition: Option<Condition>,
     ) -> Result<Item, TableError> {
-        for _ in 0..MAX_ATTEMPTS {
-            let now = now_epoch_seconds();
-            let mut x = Expr::new(now);
-            let expression = x.update(&update)?;
-            let condition_expression = guarded(&mut x, condition.as_ref());
-            let (names, values) = x.into_parts();
-            self.called();
-            let out = (self
-                .client
-                .update_item()
-                .table_name(&self.table)
-                .set_key(Some(key_attrs(key))))
+        let mut x = Expr::new(now_epoch_seconds());
+        let expression = x.update(&update)?;
+        let condition = condition.as_ref().and_then(|c| x.condition(c));
+        let request = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key_attrs(key)));
+        let request = request
             .set_update_expression(expression)
-            .condition_expression(condition_expression)
-            .set_expression_attribute_names(names)
-            .set_expression_attribute_values(values)
-            .return_values(ReturnValue::AllNew)
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .await;
-            let error = match out {
-                Ok(out) => {
-                    self.consumed(true, out.consumed_capacity());
-                    return Ok(out.attributes.unwrap_or_else(|| key_attrs(key)).into());
-                }
-                Err(e) => e,
-            };
-            let Some(UpdateItemError::ConditionalCheckFailedException(failed)) =
-                error.as_service_error()
-            else {
-                return Err(backend("UpdateItem", error));
-            };
-            // Only a stale expired item (physically still there) can block a condition that holds
-            // for an absent item: remove it and apply the update to nothing, as the port says.
-            let stale = failed
-                .item()
-                .is_some_and(|old| is_expired(&Item::from(old.clone()), now));
-            if !stale || !condition.as_ref().is_none_or(holds_when_absent) {
-                return Err(TableError::ConditionFailed);
+            .set_condition_expression(condition);
+        let request = with_parts!(request, x).return_values(ReturnValue::AllNew);
+        self.called();
+        match request.return_consumed_capacity(TOTAL).send().await {
+            Ok(out) => {
+                self.consumed(true, out.consumed_capacity());
+                Ok(out.attributes.unwrap_or_else(|| key_attrs(key)).into())
             }
-            self.purge_expired(key, now).await?;
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|e| e.is_conditional_check_failed_exception()) =>
+            {
+                Err(TableError::ConditionFailed)
+            }
+            Err(e) => Err(failure("UpdateItem", e)),
         }
-        Err(TableError::Backend(anyhow!(
-            "UpdateItem {key}: kept meeting an expired item"
-        )))
     }
 
     async fn delete(
@@ -591,21 +520,17 @@ impl Table for DynamoTable {
         let now = now_epoch_seconds();
         let mut x = Expr::new(now);
         let condition = condition.as_ref().and_then(|c| x.condition(c));
-        let (names, values) = x.into_parts();
-        self.called();
-        let out = (self
+        let request = self
             .client
             .delete_item()
             .table_name(&self.table)
-            .set_key(Some(key_attrs(key))))
-        .set_condition_expression(condition)
-        .set_expression_attribute_names(names)
-        .set_expression_attribute_values(values)
-        .return_values(ReturnValue::AllOld)
-        .return_consumed_capacity(ReturnConsumedCapacity::Total)
-        .send()
-        .await;
-        match out {
+            .set_key(Some(key_attrs(key)));
+        let request = with_parts!(request.set_condition_expression(condition), x);
+        self.called();
+        let request = request
+            .return_values(ReturnValue::AllOld)
+            .return_consumed_capacity(TOTAL);
+        match request.send().await {
             Ok(out) => {
                 self.consumed(true, out.consumed_capacity());
                 Ok(out
@@ -619,35 +544,36 @@ impl Table for DynamoTable {
             {
                 Err(TableError::ConditionFailed)
             }
-            Err(e) => Err(backend("DeleteItem", e)),
+            Err(e) => Err(failure("DeleteItem", e)),
         }
     }
 
     async fn query(&self, query: Query) -> Result<QueryPage, TableError> {
-        let limit = match query.limit {
-            Some(0) => return Err(TableError::Invalid("query limit must be at least 1".into())),
-            Some(limit) => Some(i32::try_from(limit).unwrap_or(i32::MAX)),
-            None => None,
-        };
+        if query.limit == Some(0) {
+            return Err(TableError::Invalid(
+                "a query limit must be at least 1".into(),
+            ));
+        }
         let mut x = Expr::new(now_epoch_seconds());
         let key_condition = x.key_condition(query.index, &query.partition, query.sort.as_ref());
-        let filter = x.unexpired();
-        let (names, values) = x.into_parts();
-        self.called();
-        let out = (self.client.query().table_name(&self.table))
+        let request = (self.client.query().table_name(&self.table))
             .set_index_name(query.index.name().map(str::to_owned))
             .consistent_read(query.index == Index::Primary)
             .key_condition_expression(key_condition)
-            .filter_expression(filter)
-            .set_expression_attribute_names(names)
-            .set_expression_attribute_values(values)
+            .filter_expression(x.unexpired())
             .scan_index_forward(!query.descending)
-            .set_limit(limit)
-            .set_exclusive_start_key(query.start_after.map(Into::into))
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .set_limit(
+                query
+                    .limit
+                    .map(|limit| i32::try_from(limit).unwrap_or(i32::MAX)),
+            )
+            .set_exclusive_start_key(query.start_after.map(Into::into));
+        self.called();
+        let out = with_parts!(request, x)
+            .return_consumed_capacity(TOTAL)
             .send()
-            .await
-            .map_err(|e| backend("Query", e))?;
+            .await;
+        let out = out.map_err(|e| failure("Query", e))?;
         self.consumed(false, out.consumed_capacity());
         let items = out
             .items
@@ -663,89 +589,63 @@ impl Table for DynamoTable {
 
     async fn transact(&self, writes: Vec<Write>) -> Result<(), TableError> {
         if writes.is_empty() {
-            return Ok(());
-        }
-        if writes.len() > 100 {
             return Err(TableError::Invalid(format!(
-                "{} writes in one transaction (at most 100)",
-                writes.len()
+                "a transaction takes 1 to {MAX_ITEMS} writes"
             )));
         }
-        let mut keys = HashSet::new();
-        for write in &writes {
-            let key = write_key(write)?;
-            if !keys.insert(key.clone()) {
-                return Err(TableError::Invalid(format!(
-                    "{key} is written twice in one transaction"
-                )));
-            }
-        }
+        let keys = writes
+            .iter()
+            .map(write_key)
+            .collect::<Result<Vec<_>, _>>()?;
+        distinct_keys(keys, "transaction")?;
         for attempt in 0..MAX_ATTEMPTS {
             let now = now_epoch_seconds();
-            let items = writes
-                .iter()
-                .map(|w| self.transact_item(w, now))
-                .collect::<Result<Vec<_>, _>>()?;
-            self.called();
-            let out = (self
+            let items = writes.iter().map(|w| self.transact_item(w, now));
+            let request = self
                 .client
                 .transact_write_items()
-                .set_transact_items(Some(items)))
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .await;
-            let error = match out {
+                .set_transact_items(Some(items.collect::<Result<_, _>>()?));
+            self.called();
+            let error = match request.return_consumed_capacity(TOTAL).send().await {
                 Ok(out) => {
                     self.consumed(true, out.consumed_capacity());
                     return Ok(());
                 }
-                Err(e) => e,
+                Err(error) => error,
             };
             let Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) =
                 error.as_service_error()
             else {
-                return Err(backend("TransactWriteItems", error));
+                return Err(failure("TransactWriteItems", error));
             };
-            let (mut failed, mut stale, mut retry) = (Vec::new(), Vec::new(), false);
+            let (mut failed, mut retry) = (Vec::new(), false);
             for (index, reason) in cancelled.cancellation_reasons().iter().enumerate() {
                 match reason.code() {
                     None | Some("None") => {}
-                    Some("ConditionalCheckFailed") => {
-                        let expired = reason
-                            .item()
-                            .is_some_and(|old| is_expired(&Item::from(old.clone()), now));
-                        match &writes[index] {
-                            Write::Update { key, condition, .. }
-                                if expired && condition.as_ref().is_none_or(holds_when_absent) =>
-                            {
-                                stale.push(key.clone())
-                            }
-                            _ => failed.push(index),
-                        }
-                    }
+                    Some("ConditionalCheckFailed") => failed.push(index),
                     Some(
                         "TransactionConflict" | "ThrottlingError" | "ProvisionedThroughputExceeded",
                     ) => retry = true,
-                    Some(_) => return Err(backend("TransactWriteItems", error)),
+                    Some("ValidationError") => {
+                        let message = reason.message().unwrap_or("ValidationError");
+                        return Err(TableError::Invalid(format!(
+                            "TransactWriteItems, write {index}: {message}"
+                        )));
+                    }
+                    Some(_) => return Err(failure("TransactWriteItems", error)),
                 }
             }
             if !failed.is_empty() {
                 return Err(TableError::TransactionCancelled { failed });
             }
-            if stale.is_empty() && !retry {
-                return Err(backend("TransactWriteItems", error));
+            if !retry {
+                return Err(failure("TransactWriteItems", error));
             }
-            for key in &stale {
-                self.purge_expired(key, now).await?;
-            }
-            if retry {
-                tracing::debug!(attempt, "transaction conflict, retrying");
-                backoff(attempt).await;
-            }
+            tracing::debug!(attempt, "transaction cancelled by a conflict; retrying");
+            backoff(attempt).await;
         }
-        Err(TableError::Backend(anyhow!(
-            "TransactWriteItems: still conflicting after {MAX_ATTEMPTS} attempts"
-        )))
+        let error = anyhow!("TransactWriteItems: still conflicting after {MAX_ATTEMPTS} attempts");
+        Err(TableError::Backend(error))
     }
 
     async fn ping(&self) -> Result<(), TableError> {
@@ -756,6 +656,6 @@ impl Table for DynamoTable {
             .table_name(&self.table)
             .send()
             .await;
-        out.map(|_| ()).map_err(|e| backend("DescribeTable", e))
+        out.map(|_| ()).map_err(|e| failure("DescribeTable", e))
     }
 }

@@ -66,15 +66,8 @@ impl Expr {
         format!("(NOT attribute_type({ttl}, {number}) OR {ttl} > {now})")
     }
 
-    /// The item is absent or alive: guards updates, which must never merge into an expired item.
-    pub(super) fn absent_or_unexpired(&mut self) -> String {
-        let pk = self.name(PK);
-        let unexpired = self.unexpired();
-        format!("(attribute_not_exists({pk}) OR {unexpired})")
-    }
-
     /// The item is expired (present with a numeric TTL at or before `now`).
-    pub(super) fn expired(&mut self) -> String {
+    fn expired(&mut self) -> String {
         let ttl = self.name(TTL);
         let now = self.now_value();
         format!("{ttl} <= {now}")
@@ -208,15 +201,6 @@ impl Expr {
         let names = (!self.names.is_empty()).then_some(self.names);
         let values = (!self.values.is_empty()).then_some(self.values);
         (names, values)
-    }
-}
-
-/// Whether a condition holds for an absent (or expired) item.
-pub(super) fn holds_when_absent(condition: &Condition) -> bool {
-    match condition {
-        Condition::NotExists => true,
-        Condition::All(conditions) => conditions.iter().all(holds_when_absent),
-        _ => false,
     }
 }
 

@@ -1,0 +1,109 @@
+//! The `blog-gateway` binary as `make dev` runs it: administrator from the environment, data
+//! that survives a restart, and the `create-admin` subcommand.
+
+use std::{
+    net::TcpListener,
+    path::Path,
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_blog-gateway");
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn gateway(data_dir: &Path, port: u16, args: &[&str]) -> Command {
+    let mut command = Command::new(BIN);
+    command
+        .args(args)
+        .env_clear()
+        .env("BLOG_DATA_DIR", data_dir)
+        .env("BLOG_PORT", port.to_string())
+        .env("BLOG_ADMIN_USERNAME", "boss")
+        .env("BLOG_ADMIN_PASSWORD", "Boss12345")
+        .env("BLOG_ADMIN_EMAIL", "boss@example.com")
+        .env("BLOG_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    command
+}
+
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+async fn start(data_dir: &Path, port: u16) -> Running {
+    let child = gateway(data_dir, port, &["serve"]).spawn().expect("gateway starts");
+    let running = Running(child);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "gateway did not listen on {port}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    running
+}
+
+async fn post(port: u16, path: &str, body: Value) -> (u16, Value) {
+    let response = reqwest::Client::new()
+        .post(format!("http://127.0.0.1:{port}{path}"))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    (response.status().as_u16(), response.json().await.unwrap_or(Value::Null))
+}
+
+async fn login(port: u16, username: &str, password: &str) -> (u16, Value) {
+    post(port, "/api/v1/auth/login", json!({"username": username, "password": password})).await
+}
+
+#[tokio::test]
+async fn accounts_survive_a_restart_and_the_admin_comes_from_the_environment() {
+    let data = tempfile::tempdir().unwrap();
+    let port = free_port();
+    {
+        let _gateway = start(data.path(), port).await;
+        let (status, body) = login(port, "boss", "Boss12345").await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["data"]["user"]["roles"], json!(["ROLE_USER", "ROLE_ADMIN"]));
+        let register = json!({"username": "keeper", "password": "Passw0rd1", "email": "k@example.com"});
+        assert_eq!(post(port, "/api/v1/auth/register", register).await.0, 200);
+    }
+    let _gateway = start(data.path(), port).await;
+    let (status, body) = login(port, "keeper", "Passw0rd1").await;
+    assert_eq!(status, 200, "the account survived the restart: {body}");
+    assert_eq!(login(port, "boss", "Boss12345").await.0, 200, "one administrator, still there");
+}
+
+#[tokio::test]
+async fn the_create_admin_subcommand_creates_an_administrator_once() {
+    let data = tempfile::tempdir().unwrap();
+    let args =
+        ["create-admin", "--username", "chief", "--password", "Chief1234", "--email", "c@example.com"];
+    let first = gateway(data.path(), 0, &args).output().unwrap();
+    assert!(first.status.success());
+    assert!(String::from_utf8_lossy(&first.stdout).contains("created"));
+    let second = gateway(data.path(), 0, &args).output().unwrap();
+    assert!(second.status.success());
+    assert!(String::from_utf8_lossy(&second.stdout).contains("exists already"));
+
+    let bad = gateway(data.path(), 0, &["create-admin", "--username", "x", "--password", "weak", "--email", "e"])
+        .output()
+        .unwrap();
+    assert!(!bad.status.success(), "invalid administrator values are refused");
+
+    let port = free_port();
+    let _gateway = start(data.path(), port).await;
+    let (status, body) = login(port, "chief", "Chief1234").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["data"]["user"]["roles"], json!(["ROLE_USER", "ROLE_ADMIN"]));
+}

@@ -1,0 +1,133 @@
+//! Replays every sample event of `events/` through its function's real handler path: the
+//! API Gateway v2 JSON is deserialised into lambda_http's request type and served by
+//! `lambda_http::Adapter` around the same router `lambda::run` serves.
+#![cfg(all(feature = "lambda", feature = "embedded"))]
+
+use std::{collections::HashMap, path::Path, sync::Arc};
+
+use blog_shared::{
+    auth, config::Config, context::AppContext, lambda, ports::table::Table, setup, users,
+};
+use lambda_http::{
+    lambda_runtime::{Context, LambdaEvent},
+    request::LambdaRequest,
+    Adapter,
+};
+use serde_json::Value;
+use tower::{Service, ServiceExt};
+
+async fn context(table: Arc<dyn Table>) -> AppContext {
+    let vars: HashMap<&str, &str> = HashMap::from([
+        (
+            "BLOG_JWT_SECRET",
+            "events-secret-events-secret-events-secret",
+        ),
+        ("BLOG_ADMIN_USERNAME", "admin"),
+        ("BLOG_ADMIN_PASSWORD", "Admin12345"),
+        ("BLOG_ADMIN_EMAIL", "admin@example.com"),
+    ]);
+    let config = Config::from_lookup(|k| vars.get(k).map(|v| v.to_string())).unwrap();
+    let secret = setup::jwt_secret(&config).await.unwrap();
+    let ctx = AppContext::new(table, config, &secret);
+    setup::bootstrap_admin(&ctx).await.unwrap();
+    ctx
+}
+
+fn event(path: &str, values: &HashMap<&str, String>) -> LambdaRequest {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../events")
+        .join(path);
+    let mut text =
+        std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    for (placeholder, value) in values {
+        text = text.replace(&format!("{{{{{placeholder}}}}}"), value);
+    }
+    serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{path} is not an API Gateway v2 event: {e}"))
+}
+
+/// Invokes a function's handler with an event; returns (statusCode, parsed body).
+async fn invoke(function: &axum::Router, request: LambdaRequest) -> (u16, Value) {
+    let mut adapter = Adapter::from(function.clone());
+    let adapter = adapter.ready().await.unwrap();
+    let response = adapter
+        .call(LambdaEvent::new(request, Context::default()))
+        .await
+        .unwrap();
+    let response = serde_json::to_value(&response).unwrap();
+    let status = response["statusCode"].as_u64().unwrap() as u16;
+    let body =
+        serde_json::from_str(response["body"].as_str().unwrap_or("null")).unwrap_or(Value::Null);
+    (status, body)
+}
+
+async fn every_sample_event_is_answered_by_its_function(table: Arc<dyn Table>) {
+    let ctx = context(table).await;
+    let auth_fn = lambda::service(auth::router, ctx.clone());
+    let users_fn = lambda::service(users::router, ctx.clone());
+    let admin = users::repo::find_by_login(ctx.table.as_ref(), "admin")
+        .await
+        .unwrap()
+        .unwrap();
+    let mut values = HashMap::from([(
+        "ADMIN_TOKEN",
+        ctx.tokens
+            .issue(admin.id, &admin.username, &admin.roles)
+            .unwrap(),
+    )]);
+
+    let (status, body) = invoke(&auth_fn, event("auth/register.json", &values)).await;
+    assert_eq!((status, &body["code"]), (200, &Value::from(0)), "{body}");
+    let (status, body) = invoke(&auth_fn, event("auth/login.json", &values)).await;
+    assert_eq!(status, 200, "{body}");
+    values.insert(
+        "USER_TOKEN",
+        body["data"]["token"].as_str().unwrap().to_string(),
+    );
+    values.insert("USER_ID", body["data"]["user"]["id"].to_string());
+
+    let (status, _) = invoke(&auth_fn, event("users/get-me.json", &values)).await;
+    assert_eq!(status, 404, "the auth function serves no /users route");
+
+    let sequence = [
+        (&users_fn, "users/get-me.json"),
+        (&users_fn, "users/update-me.json"),
+        (&auth_fn, "auth/logout.json"),
+        (&users_fn, "users/get-user.json"),
+        (&users_fn, "users/update-user.json"),
+        (&users_fn, "users/delete-user.json"),
+    ];
+    for (function, file) in sequence {
+        let (status, body) = invoke(function, event(file, &values)).await;
+        assert_eq!(status, 200, "{file}: {body}");
+        assert_eq!(body["code"], Value::from(0), "{file}: {body}");
+        assert_eq!(body["message"], Value::from("success"), "{file}: {body}");
+    }
+    let deleted = users::repo::find_by_login(ctx.table.as_ref(), "event_user")
+        .await
+        .unwrap();
+    assert!(
+        deleted.is_none(),
+        "the delete-user event removed the account"
+    );
+}
+
+#[tokio::test]
+async fn every_sample_event_is_answered_by_its_function_on_the_embedded_table() {
+    let table = blog_shared::ports::table::embedded::SqliteTable::in_memory().unwrap();
+    every_sample_event_is_answered_by_its_function(Arc::new(table)).await;
+}
+
+#[cfg(feature = "dynamodb")]
+#[tokio::test]
+#[ignore = "needs DynamoDB Local; make test runs it"]
+async fn every_sample_event_is_answered_by_its_function_on_dynamodb_local() {
+    let endpoint =
+        std::env::var("BLOG_TEST_DYNAMODB_ENDPOINT").expect("BLOG_TEST_DYNAMODB_ENDPOINT");
+    let name = format!("events-{}", uuid::Uuid::new_v4().simple());
+    let table =
+        blog_shared::ports::table::dynamodb::DynamoTable::connect_for_tests(&endpoint, &name)
+            .await
+            .unwrap();
+    every_sample_event_is_answered_by_its_function(Arc::new(table)).await;
+}
