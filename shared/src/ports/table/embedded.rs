@@ -224,7 +224,7 @@ impl Table for SqliteTable {
                 }
             }
             // Like DynamoDB's LastEvaluatedKey: set whenever the limit was reached.
-            if query.limit.is_some_and(|limit| evaluated > limit) {
+            if query.limit.is_some_and(|limit| evaluated >= limit) {
                 page.next = Some(last);
             }
             Ok(page)
