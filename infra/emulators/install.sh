@@ -71,8 +71,9 @@ except m.PackageNotFoundError: print("")' "$1"
     log "installing ${want[*]} into .tools/venv"
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "${want[@]}"
   fi
-  log "  $("$VENV/bin/cfn-lint" --version)"
-  log "  moto $(version_of moto) ($(test -x "$VENV/bin/moto_server" && echo "moto_server ready"))"
+  [[ -x "$VENV/bin/cfn-lint" && -x "$VENV/bin/moto_server" ]] || die "cfn-lint or moto_server missing from .tools/venv/bin"
+  log "  cfn-lint $(version_of cfn-lint): .tools/venv/bin/cfn-lint"
+  log "  moto $(version_of moto): .tools/venv/bin/moto_server"
 fi
 
 log "done in $(($(date +%s) - start)) s"

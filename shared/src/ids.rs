@@ -11,12 +11,18 @@ use crate::{
 pub enum IdKind {
     /// User accounts.
     User,
+    /// Categories.
+    Category,
+    /// Tags.
+    Tag,
 }
 
 impl IdKind {
     fn key(self) -> Key {
         let kind = match self {
             IdKind::User => "USER",
+            IdKind::Category => "CATEGORY",
+            IdKind::Tag => "TAG",
         };
         Key::new(format!("COUNTER#{kind}"), "COUNTER")
     }

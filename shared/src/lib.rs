@@ -2,6 +2,7 @@
 //! access), the ports they use and the adapters behind those ports, and the composition that
 //! the Lambda functions and the local gateway share.
 
+pub mod articles;
 pub mod auth;
 pub mod config;
 pub mod context;
@@ -10,7 +11,9 @@ pub mod ids;
 #[cfg(feature = "lambda")]
 pub mod lambda;
 pub mod ports;
+pub mod records;
 pub mod setup;
+pub mod taxonomy;
 pub mod telemetry;
 pub mod time;
 pub mod users;

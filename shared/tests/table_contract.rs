@@ -64,6 +64,8 @@ contract!(
     a_transaction_may_not_touch_one_key_twice,
     concurrent_transactions_claiming_one_marker_let_exactly_one_win,
     get_many_returns_only_present_unexpired_items,
+    decimal_numbers_compare_and_add_by_value,
+    malformed_requests_are_invalid,
     ping_answers,
 );
 
@@ -1022,6 +1024,92 @@ async fn get_many_returns_only_present_unexpired_items(table: Arc<dyn Table>) {
         .is_empty());
 }
 
+async fn decimal_numbers_compare_and_add_by_value(table: Arc<dyn Table>) {
+    let k = key("P", "1");
+    table
+        .put(
+            item("P", "1", &[("x", AttributeValue::N("1.5".into()))]),
+            None,
+        )
+        .await
+        .unwrap();
+    let updated = table
+        .update(&k, Update::new().add("x", 1), None)
+        .await
+        .unwrap();
+    assert_eq!(attr(&updated, "x"), Some(&AttributeValue::N("2.5".into())));
+    assert!(holds(&table, &k, Condition::LessThan("x".into(), 3)).await);
+    assert!(!holds(&table, &k, Condition::LessThan("x".into(), 2)).await);
+    assert!(
+        holds(
+            &table,
+            &k,
+            Condition::equals("x", AttributeValue::N("2.50".into()))
+        )
+        .await
+    );
+}
+
+async fn malformed_requests_are_invalid(table: Arc<dyn Table>) {
+    fn invalid<T: std::fmt::Debug>(result: Result<T, TableError>) -> bool {
+        matches!(result, Err(TableError::Invalid(_)))
+    }
+    let numeric_index = item("P", "1", &[("gsi1pk", n(1)), ("gsi1sk", s("a"))]);
+    assert!(
+        invalid(table.put(numeric_index, None).await),
+        "an index key must be a string"
+    );
+    let empty_index = item("P", "1", &[("gsi1pk", s("")), ("gsi1sk", s("a"))]);
+    assert!(
+        invalid(table.put(empty_index, None).await),
+        "an index key may not be empty"
+    );
+    assert!(
+        invalid(table.put(item("", "1", &[]), None).await),
+        "a key may not be empty"
+    );
+    assert!(
+        invalid(table.get(&key("P", "")).await),
+        "a key may not be empty"
+    );
+    assert!(
+        invalid(table.transact(vec![]).await),
+        "a transaction needs a write"
+    );
+    let twice = Update::new().set("a", n(1)).remove("a");
+    assert!(
+        invalid(table.update(&key("P", "1"), twice, None).await),
+        "one attribute, two changes"
+    );
+    let query = Query::partition(Index::Primary, "P");
+    let reversed = query.clone().sort(SortKey::Between("b".into(), "a".into()));
+    assert!(
+        invalid(table.query(reversed).await),
+        "BETWEEN bounds in order"
+    );
+    assert!(
+        invalid(table.query(query.clone().limit(0)).await),
+        "a limit of at least 1"
+    );
+    assert!(invalid(
+        table
+            .query(query.sort(SortKey::BeginsWith("".into())))
+            .await
+    ));
+    assert!(invalid(
+        table.query(Query::partition(Index::Primary, "")).await
+    ));
+    assert!(
+        invalid(table.get_many(&[key("P", "1"), key("P", "1")]).await),
+        "duplicate keys"
+    );
+    assert_eq!(
+        table.get(&key("P", "1")).await.unwrap(),
+        None,
+        "nothing was written"
+    );
+}
+
 async fn ping_answers(table: Arc<dyn Table>) {
     table.ping().await.unwrap();
 }
@@ -1108,67 +1196,5 @@ mod embedded_only {
             .unwrap();
         assert_eq!(attr(&updated, "old"), Some(&s("x")));
         assert_eq!(table.get(&key("P", "1")).await.unwrap(), Some(updated));
-    }
-
-    #[tokio::test]
-    async fn malformed_requests_are_invalid() {
-        let table = SqliteTable::in_memory().unwrap();
-        let invalid = |r: Result<(), TableError>| matches!(r, Err(TableError::Invalid(_)));
-        let bad_index = item("P", "1", &[("gsi1pk", n(1)), ("gsi1sk", s("a"))]);
-        assert!(invalid(table.put(bad_index, None).await));
-        assert!(invalid(table.put(item("", "1", &[]), None).await));
-        assert!(invalid(table.transact(vec![]).await));
-        let twice = Update::new().set("a", n(1)).remove("a");
-        assert!(invalid(
-            table.update(&key("P", "1"), twice, None).await.map(|_| ())
-        ));
-        let between =
-            Query::partition(Index::Primary, "P").sort(SortKey::Between("b".into(), "a".into()));
-        assert!(invalid(table.query(between).await.map(|_| ())));
-        assert!(invalid(
-            table
-                .query(Query::partition(Index::Primary, "P").limit(0))
-                .await
-                .map(|_| ())
-        ));
-        assert!(invalid(
-            table
-                .get_many(&[key("P", "1"), key("P", "1")])
-                .await
-                .map(|_| ())
-        ));
-        assert_eq!(
-            table.get(&key("P", "1")).await.unwrap(),
-            None,
-            "nothing was written"
-        );
-    }
-
-    #[tokio::test]
-    async fn decimal_numbers_compare_and_add_by_value() {
-        let table: Arc<dyn Table> = Arc::new(SqliteTable::in_memory().unwrap());
-        let k = key("P", "1");
-        table
-            .put(
-                item("P", "1", &[("x", AttributeValue::N("1.5".into()))]),
-                None,
-            )
-            .await
-            .unwrap();
-        let updated = table
-            .update(&k, Update::new().add("x", 1), None)
-            .await
-            .unwrap();
-        assert_eq!(attr(&updated, "x"), Some(&AttributeValue::N("2.5".into())));
-        assert!(holds(&table, &k, Condition::LessThan("x".into(), 3)).await);
-        assert!(!holds(&table, &k, Condition::LessThan("x".into(), 2)).await);
-        assert!(
-            holds(
-                &table,
-                &k,
-                Condition::equals("x", AttributeValue::N("2.50".into()))
-            )
-            .await
-        );
     }
 }

@@ -2,7 +2,12 @@
 //! names (embedded by default), as API Gateway would route them to the functions.
 
 use axum::Router;
-use blog_shared::{auth, context::AppContext, users};
+use blog_shared::{
+    auth,
+    context::AppContext,
+    taxonomy::{categories, tags},
+    users,
+};
 use tokio::net::TcpListener;
 
 /// Every area mounted under its base path.

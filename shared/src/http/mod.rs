@@ -35,7 +35,18 @@ pub fn area(
     routes: axum::Router<crate::context::AppContext>,
     ctx: crate::context::AppContext,
 ) -> axum::Router {
-    cors::apply(axum::Router::new().nest(base, routes).with_state(ctx))
+    areas(vec![(base, routes)], ctx)
+}
+
+/// Mounts several route sets of one area (e.g. public and admin) under their base paths.
+pub fn areas(
+    mounts: Vec<(&str, axum::Router<crate::context::AppContext>)>,
+    ctx: crate::context::AppContext,
+) -> axum::Router {
+    let router = mounts
+        .into_iter()
+        .fold(axum::Router::new(), |router, (base, routes)| router.nest(base, routes));
+    cors::apply(router.with_state(ctx))
 }
 
 /// Answer for a path no area serves (404), in the plain `{code, message, data}` shape.

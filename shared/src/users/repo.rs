@@ -6,6 +6,7 @@
 
 use crate::{
     ids::{next_id, IdKind},
+    records::{self, key_item},
     ports::table::{n, s, AttributeValue, Condition, Item, Key, Table, TableError, Write},
 };
 
@@ -40,13 +41,6 @@ fn email_key(email: &str) -> Key {
     Key::new(format!("EMAIL#{}", email.to_lowercase()), "EMAIL")
 }
 
-fn key_item(key: &Key) -> Item {
-    let mut item = Item::default();
-    item.insert("pk".into(), s(&key.pk));
-    item.insert("sk".into(), s(&key.sk));
-    item
-}
-
 fn marker(key: Key, user_id: u64) -> Item {
     let mut item = key_item(&key);
     item.insert("userId".into(), n(user_id as i64));
@@ -54,18 +48,10 @@ fn marker(key: Key, user_id: u64) -> Item {
 }
 
 fn to_item(user: &StoredUser) -> Result<Item, TableError> {
-    let mut item: Item = serde_dynamo::to_item(user)
-        .map_err(|e| TableError::Invalid(format!("user record: {e}")))?;
-    let key = user_key(user.id);
-    item.insert("pk".into(), s(key.pk));
-    item.insert("sk".into(), s(key.sk));
+    let mut item = records::to_item(user, &user_key(user.id))?;
     item.insert("gsi1pk".into(), s("USERS"));
     item.insert("gsi1sk".into(), s(format!("USER#{:016}", user.id)));
     Ok(item)
-}
-
-fn from_item(item: Item) -> Result<StoredUser, TableError> {
-    serde_dynamo::from_item(item).map_err(|e| TableError::Invalid(format!("user record: {e}")))
 }
 
 /// Draws a new account id.
@@ -104,7 +90,7 @@ pub async fn create(table: &dyn Table, user: &StoredUser) -> Result<(), StoreErr
 
 /// Reads an account by id.
 pub async fn find_by_id(table: &dyn Table, id: u64) -> Result<Option<StoredUser>, TableError> {
-    table.get(&user_key(id)).await?.map(from_item).transpose()
+    table.get(&user_key(id)).await?.map(records::from_item).transpose()
 }
 
 /// Reads an account by user name or e-mail (both case-insensitive).

@@ -5,7 +5,15 @@
 use std::{collections::HashMap, sync::Arc};
 
 use axum::{body::Body, http::Request, Router};
-use blog_shared::{config::Config, context::AppContext, ports::table::Table, setup};
+use blog_shared::{
+    config::Config,
+    context::AppContext,
+    ports::table::{
+        metered::{CallCounts, Metered},
+        Table,
+    },
+    setup,
+};
 use http_body_util::BodyExt;
 use serde_json::Value;
 use tower::ServiceExt;
@@ -36,6 +44,7 @@ pub struct Api {
     transport: Transport,
     /// The table behind the API, for tests that look under the hood.
     pub table: Arc<dyn Table>,
+    metered: Arc<Metered>,
 }
 
 fn test_config() -> Config {
@@ -78,11 +87,12 @@ impl Api {
         let endpoint = std::env::var("BLOG_TEST_DYNAMODB_ENDPOINT")
             .expect("BLOG_TEST_DYNAMODB_ENDPOINT must point at DynamoDB Local (make test sets it)");
         let name = format!("api-{}", uuid_like());
-        let table: Arc<dyn Table> = Arc::new(
+        let metered = Arc::new(Metered::new(
             blog_shared::ports::table::dynamodb::DynamoTable::connect_for_tests(&endpoint, &name)
                 .await
                 .expect("DynamoDB Local table"),
-        );
+        ));
+        let table: Arc<dyn Table> = metered.clone();
         let ctx = context_on(table.clone()).await;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
@@ -96,6 +106,14 @@ impl Api {
             },
             table,
         }
+    }
+
+    /// Table calls made while `request` runs (the principal cache is warmed first by the
+    /// caller when the request is authenticated).
+    pub async fn calls_of<F: std::future::Future<Output = Reply>>(&self, request: F) -> (Reply, CallCounts) {
+        self.metered.reset();
+        let reply = request.await;
+        (reply, self.metered.counts())
     }
 
     /// Sends a request with optional bearer token and JSON body.

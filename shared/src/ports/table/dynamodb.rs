@@ -3,33 +3,34 @@
 //! map to [`TableError::ConditionFailed`] / [`TableError::TransactionCancelled`], requests that
 //! DynamoDB refuses as malformed (`ValidationException`) to [`TableError::Invalid`], and every
 //! other SDK error to [`TableError::Backend`].
+//!
+//! Every request asks for `ReturnConsumedCapacity::Total`; [`DynamoTable::usage`] adds it up.
 
 #[path = "dynamodb_expr.rs"]
 mod expr;
+#[path = "dynamodb_setup.rs"]
+mod setup;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use anyhow::{anyhow, bail, Context};
+use anyhow::anyhow;
 use async_trait::async_trait;
 use aws_config::SdkConfig;
-use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
-use aws_sdk_dynamodb::error::{BuildError, DisplayErrorContext, ProvideErrorMetadata, SdkError};
+use aws_sdk_dynamodb::error::{BuildError, ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
-    self as ddb, AttributeDefinition, AttributeValue as Av, BillingMode, ConsumedCapacity,
-    GlobalSecondaryIndex, IndexStatus, KeySchemaElement, KeyType, KeysAndAttributes, Projection,
-    ProjectionType, ReturnConsumedCapacity, ReturnValue, ScalarAttributeType, TableStatus,
-    TimeToLiveSpecification, TransactWriteItem,
+    AttributeValue as Av, ConditionCheck, ConsumedCapacity, Delete, KeysAndAttributes, Put,
+    ReturnConsumedCapacity, ReturnValue, TransactWriteItem, Update as UpdateAction,
 };
 use aws_sdk_dynamodb::Client;
 use expr::Expr;
 
 use super::{
     is_expired, now_epoch_seconds, Condition, Index, Item, Key, Query, QueryPage, Table,
-    TableError, Update, Write, PK, SK, TTL,
+    TableError, Update, Write, PK, SK,
 };
 
 /// Most keys of one batch read and most writes of one transaction.
@@ -37,9 +38,16 @@ const MAX_ITEMS: usize = 100;
 /// Attempts of a transaction cancelled only by conflicting concurrent transactions, and of a
 /// batch read left with unprocessed keys, before giving up.
 const MAX_ATTEMPTS: u32 = 8;
+/// Cancellation reasons of a transaction worth retrying (the first: a concurrent transaction on
+/// one of the items).
+const RETRYABLE: [&str; 3] = [
+    "TransactionConflict",
+    "ThrottlingError",
+    "ProvisionedThroughputExceeded",
+];
 const TOTAL: ReturnConsumedCapacity = ReturnConsumedCapacity::Total;
 
-/// Sends an [`Expr`]'s attribute names and values with a request or transaction item.
+/// Sends the attribute names and values of an [`Expr`] with a request or transaction item.
 macro_rules! with_parts {
     ($builder:expr, $expr:expr) => {{
         let (names, values) = $expr.into_parts();
@@ -49,7 +57,7 @@ macro_rules! with_parts {
     }};
 }
 
-/// Calls and capacity consumed through one [`DynamoTable`] since its creation or last reset.
+/// Requests and capacity consumed through one [`DynamoTable`] since its creation or last reset.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TableUsage {
     /// Requests sent, including retries and failed ones.
@@ -60,7 +68,7 @@ pub struct TableUsage {
     pub write_units: f64,
 }
 
-/// [`TableUsage`] as atomics (the units as `f64` bits).
+/// [`TableUsage`] as atomics (capacity units as `f64` bits).
 #[derive(Default)]
 struct Counters {
     calls: AtomicU64,
@@ -104,28 +112,12 @@ impl DynamoTable {
         Self::new(Client::from_conf(config.build()), table_name)
     }
 
-    /// An adapter on the emulator at `endpoint` with static test credentials (region
-    /// us-east-1), its table created when missing.
-    pub async fn connect_for_tests(
-        endpoint: &str,
-        table_name: &str,
-    ) -> anyhow::Result<DynamoTable> {
-        let config = aws_sdk_dynamodb::Config::builder()
-            .behavior_version(BehaviorVersion::latest())
-            .region(Region::new("us-east-1"))
-            .credentials_provider(Credentials::new("test", "test", None, None, "blog-tests"))
-            .endpoint_url(endpoint);
-        let table = Self::new(Client::from_conf(config.build()), table_name);
-        table.create_table_if_missing().await?;
-        Ok(table)
-    }
-
     /// The table's name.
     pub fn table_name(&self) -> &str {
         &self.table
     }
 
-    /// Calls and capacity units consumed so far.
+    /// Requests sent and capacity units consumed so far.
     pub fn usage(&self) -> TableUsage {
         let units = |counter: &AtomicU64| f64::from_bits(counter.load(Relaxed));
         TableUsage {
@@ -142,115 +134,6 @@ impl DynamoTable {
         self.usage.write_units.store(0f64.to_bits(), Relaxed);
     }
 
-    /// Creates the table when it does not exist (string keys `pk`/`sk`; indexes `gsi1` and
-    /// `gsi2` on `gsiNpk`/`gsiNsk` projecting everything; on-demand billing), waits until it
-    /// and its indexes are active, and enables TTL on `expiresAt`.
-    pub async fn create_table_if_missing(&self) -> anyhow::Result<()> {
-        match self
-            .client
-            .describe_table()
-            .table_name(&self.table)
-            .send()
-            .await
-        {
-            Ok(_) => {}
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|e| e.is_resource_not_found_exception()) =>
-            {
-                self.create_table().await?
-            }
-            Err(e) => bail!("DescribeTable {}: {}", self.table, DisplayErrorContext(e)),
-        }
-        self.wait_until_active().await?;
-        let ttl = TimeToLiveSpecification::builder()
-            .enabled(true)
-            .attribute_name(TTL)
-            .build()?;
-        let request = self.client.update_time_to_live().table_name(&self.table);
-        if let Err(e) = request.time_to_live_specification(ttl).send().await {
-            // Already enabled, or not supported by an emulator.
-            tracing::debug!(table = %self.table, error = %DisplayErrorContext(e), "TTL not enabled");
-        }
-        Ok(())
-    }
-
-    async fn create_table(&self) -> anyhow::Result<()> {
-        let key = |pk: &str, sk: &str| -> Result<Vec<KeySchemaElement>, BuildError> {
-            let element = |name: &str, kind| {
-                KeySchemaElement::builder()
-                    .attribute_name(name)
-                    .key_type(kind)
-                    .build()
-            };
-            Ok(vec![
-                element(pk, KeyType::Hash)?,
-                element(sk, KeyType::Range)?,
-            ])
-        };
-        let (mut definitions, mut indexes) = (Vec::new(), Vec::new());
-        for index in Index::ALL {
-            let (pk, sk) = index.key_attributes();
-            for name in [pk, sk] {
-                let definition = AttributeDefinition::builder().attribute_name(name);
-                definitions.push(definition.attribute_type(ScalarAttributeType::S).build()?);
-            }
-            if let Some(name) = index.name() {
-                let all = Projection::builder()
-                    .projection_type(ProjectionType::All)
-                    .build();
-                let gsi = GlobalSecondaryIndex::builder()
-                    .index_name(name)
-                    .projection(all);
-                indexes.push(gsi.set_key_schema(Some(key(pk, sk)?)).build()?);
-            }
-        }
-        let created = (self.client.create_table().table_name(&self.table))
-            .set_attribute_definitions(Some(definitions))
-            .set_key_schema(Some(key(PK, SK)?))
-            .set_global_secondary_indexes(Some(indexes))
-            .billing_mode(BillingMode::PayPerRequest)
-            .send()
-            .await;
-        match created {
-            Err(e)
-                if !e
-                    .as_service_error()
-                    .is_some_and(|e| e.is_resource_in_use_exception()) =>
-            {
-                bail!("CreateTable {}: {}", self.table, DisplayErrorContext(e))
-            }
-            _ => Ok(()),
-        }
-    }
-
-    async fn wait_until_active(&self) -> anyhow::Result<()> {
-        let deadline = Instant::now() + Duration::from_secs(120);
-        loop {
-            let out = self
-                .client
-                .describe_table()
-                .table_name(&self.table)
-                .send()
-                .await;
-            let out = out
-                .map_err(|e| anyhow!("DescribeTable {}: {}", self.table, DisplayErrorContext(e)))?;
-            let table = out.table.context("DescribeTable returned no table")?;
-            let active = Some(&IndexStatus::Active);
-            let indexes = table
-                .global_secondary_indexes()
-                .iter()
-                .all(|i| i.index_status() == active);
-            if table.table_status() == Some(&TableStatus::Active) && indexes {
-                return Ok(());
-            }
-            if Instant::now() > deadline {
-                bail!("table {} is not active after 120 s", self.table);
-            }
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
-    }
-
     fn called(&self) {
         self.usage.calls.fetch_add(1, Relaxed);
     }
@@ -258,9 +141,10 @@ impl DynamoTable {
     /// Counts reported capacity; a total without a read/write split counts as `write` says.
     fn consumed<'a>(&self, write: bool, capacity: impl IntoIterator<Item = &'a ConsumedCapacity>) {
         for c in capacity {
+            let total = c.capacity_units().unwrap_or_default();
             let (read, written) = match (c.read_capacity_units(), c.write_capacity_units()) {
-                (None, None) if write => (0.0, c.capacity_units().unwrap_or_default()),
-                (None, None) => (c.capacity_units().unwrap_or_default(), 0.0),
+                (None, None) if write => (0.0, total),
+                (None, None) => (total, 0.0),
                 (read, written) => (read.unwrap_or_default(), written.unwrap_or_default()),
             };
             add_units(&self.usage.read_units, read);
@@ -276,11 +160,11 @@ impl DynamoTable {
                 item: put,
                 condition,
             } => {
-                let put = ddb::Put::builder()
+                let condition = condition.as_ref().and_then(|c| x.condition(c));
+                let put = Put::builder()
                     .table_name(&self.table)
-                    .set_item(Some(put.clone().into()));
-                let put =
-                    put.set_condition_expression(condition.as_ref().and_then(|c| x.condition(c)));
+                    .set_item(Some(put.clone().into()))
+                    .set_condition_expression(condition);
                 item.put(with_parts!(put, x).build().map_err(build_error)?)
             }
             Write::Update {
@@ -289,34 +173,33 @@ impl DynamoTable {
                 condition,
             } => {
                 let Some(expression) = x.update(update)? else {
-                    return Err(TableError::Invalid(format!(
-                        "an empty update of {key} in a transaction"
-                    )));
+                    let message = format!("a transaction may not update {key} with no change");
+                    return Err(TableError::Invalid(message));
                 };
-                let update = ddb::Update::builder()
+                let condition = condition.as_ref().and_then(|c| x.condition(c));
+                let update = UpdateAction::builder()
                     .table_name(&self.table)
-                    .set_key(Some(key_attrs(key)));
-                let update = update.update_expression(expression);
-                let update = update
-                    .set_condition_expression(condition.as_ref().and_then(|c| x.condition(c)));
+                    .set_key(Some(key_attrs(key)))
+                    .update_expression(expression)
+                    .set_condition_expression(condition);
                 item.update(with_parts!(update, x).build().map_err(build_error)?)
             }
             Write::Delete { key, condition } => {
-                let delete = ddb::Delete::builder()
+                let condition = condition.as_ref().and_then(|c| x.condition(c));
+                let delete = Delete::builder()
                     .table_name(&self.table)
-                    .set_key(Some(key_attrs(key)));
-                let delete = delete
-                    .set_condition_expression(condition.as_ref().and_then(|c| x.condition(c)));
+                    .set_key(Some(key_attrs(key)))
+                    .set_condition_expression(condition);
                 item.delete(with_parts!(delete, x).build().map_err(build_error)?)
             }
             Write::Check { key, condition } => {
-                // An empty `All` always holds but a check needs an expression: a tautology.
+                // An empty `All` always holds, but a check needs an expression: a tautology.
                 let condition = x.condition(condition).unwrap_or_else(|| {
                     let pk = x.name(PK);
                     format!("attribute_exists({pk}) OR attribute_not_exists({pk})")
                 });
-                let check = ddb::ConditionCheck::builder().table_name(&self.table);
-                let check = check
+                let check = ConditionCheck::builder()
+                    .table_name(&self.table)
                     .set_key(Some(key_attrs(key)))
                     .condition_expression(condition);
                 item.condition_check(with_parts!(check, x).build().map_err(build_error)?)
@@ -333,17 +216,15 @@ fn key_attrs(key: &Key) -> HashMap<String, Av> {
     ])
 }
 
-/// At most [`MAX_ITEMS`] keys, none twice (DynamoDB refuses duplicates).
+/// Refuses more than [`MAX_ITEMS`] keys or a key named twice (as DynamoDB does).
 fn distinct_keys(keys: impl IntoIterator<Item = Key>, what: &str) -> Result<(), TableError> {
     let mut seen = HashSet::new();
     for key in keys {
         if seen.len() == MAX_ITEMS {
-            return Err(TableError::Invalid(format!(
-                "a {what} takes at most {MAX_ITEMS} keys"
-            )));
+            return Err(invalid(format!("a {what} takes at most {MAX_ITEMS} keys")));
         }
         if !seen.insert(key.clone()) {
-            return Err(TableError::Invalid(format!("a {what} names {key} twice")));
+            return Err(invalid(format!("a {what} names {key} twice")));
         }
     }
     Ok(())
@@ -351,16 +232,23 @@ fn distinct_keys(keys: impl IntoIterator<Item = Key>, what: &str) -> Result<(), 
 
 fn write_key(write: &Write) -> Result<Key, TableError> {
     match write {
-        Write::Put { item, .. } => Key::of(item)
-            .ok_or_else(|| TableError::Invalid("a put item needs string pk and sk".into())),
+        Write::Put { item, .. } => Key::of(item).ok_or_else(no_key),
         Write::Update { key, .. } | Write::Delete { key, .. } | Write::Check { key, .. } => {
             Ok(key.clone())
         }
     }
 }
 
+fn invalid(message: String) -> TableError {
+    TableError::Invalid(message)
+}
+
+fn no_key() -> TableError {
+    invalid("an item needs string pk and sk attributes".into())
+}
+
 /// Maps an SDK error: a `ValidationException` is a malformed request, anything else a failure of
-/// the store (logged with its sources).
+/// the store, described with its chain of sources for the logs.
 fn failure<E, R>(operation: &str, error: SdkError<E, R>) -> TableError
 where
     E: ProvideErrorMetadata + std::error::Error + 'static,
@@ -368,9 +256,25 @@ where
 {
     if error.code() == Some("ValidationException") {
         let message = error.message().unwrap_or("ValidationException");
-        return TableError::Invalid(format!("{operation}: {message}"));
+        return invalid(format!("{operation}: {message}"));
     }
-    TableError::Backend(anyhow!("{operation}: {}", DisplayErrorContext(error)))
+    let mut description = format!("{operation}: {error}");
+    let mut source = std::error::Error::source(&error);
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !description.ends_with(&cause_text) {
+            description = format!("{description}: {cause_text}");
+        }
+        source = cause.source();
+    }
+    TableError::Backend(anyhow!(description))
+}
+
+fn is_condition_failure<E, R>(error: &SdkError<E, R>) -> bool
+where
+    E: ProvideErrorMetadata,
+{
+    error.code() == Some("ConditionalCheckFailedException")
 }
 
 fn build_error(error: BuildError) -> TableError {
@@ -387,17 +291,16 @@ async fn backoff(attempt: u32) {
 impl Table for DynamoTable {
     async fn get(&self, key: &Key) -> Result<Option<Item>, TableError> {
         self.called();
-        let request = self
+        let out = self
             .client
             .get_item()
             .table_name(&self.table)
-            .set_key(Some(key_attrs(key)));
-        let out = request
+            .set_key(Some(key_attrs(key)))
             .consistent_read(true)
             .return_consumed_capacity(TOTAL)
             .send()
-            .await;
-        let out = out.map_err(|e| failure("GetItem", e))?;
+            .await
+            .map_err(|e| failure("GetItem", e))?;
         self.consumed(false, out.consumed_capacity());
         let now = now_epoch_seconds();
         Ok(out
@@ -411,36 +314,37 @@ impl Table for DynamoTable {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
-        let request =
-            KeysAndAttributes::builder().set_keys(Some(keys.iter().map(key_attrs).collect()));
-        let mut pending = Some(request.consistent_read(true).build().map_err(build_error)?);
-        let mut found: HashMap<Key, Item> = HashMap::new();
+        let request = KeysAndAttributes::builder()
+            .set_keys(Some(keys.iter().map(key_attrs).collect()))
+            .consistent_read(true)
+            .build()
+            .map_err(build_error)?;
+        let mut pending = Some(request);
+        let mut found = HashMap::new();
         for attempt in 0..MAX_ATTEMPTS {
             let Some(request) = pending.take() else { break };
             if attempt > 0 {
                 backoff(attempt).await;
             }
             self.called();
-            let batch = self
+            let out = self
                 .client
                 .batch_get_item()
-                .request_items(&self.table, request);
-            let out = batch.return_consumed_capacity(TOTAL).send().await;
-            let out = out.map_err(|e| failure("BatchGetItem", e))?;
+                .request_items(&self.table, request)
+                .return_consumed_capacity(TOTAL)
+                .send()
+                .await
+                .map_err(|e| failure("BatchGetItem", e))?;
             self.consumed(false, out.consumed_capacity());
-            let items = out
-                .responses
-                .and_then(|mut r| r.remove(&self.table))
-                .unwrap_or_default();
-            for item in items.into_iter().map(Item::from) {
+            let items = out.responses.and_then(|mut r| r.remove(&self.table));
+            for item in items.unwrap_or_default().into_iter().map(Item::from) {
                 found.extend(Key::of(&item).map(|key| (key, item)));
             }
             let unprocessed = out.unprocessed_keys.and_then(|mut u| u.remove(&self.table));
             pending = unprocessed.filter(|u| !u.keys().is_empty());
         }
         if pending.is_some() {
-            let error =
-                anyhow!("BatchGetItem: keys still unprocessed after {MAX_ATTEMPTS} attempts");
+            let error = anyhow!("BatchGetItem: keys unprocessed after {MAX_ATTEMPTS} attempts");
             return Err(TableError::Backend(error));
         }
         let now = now_epoch_seconds();
@@ -449,31 +353,23 @@ impl Table for DynamoTable {
     }
 
     async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), TableError> {
-        if Key::of(&item).is_none() {
-            return Err(TableError::Invalid(
-                "a put item needs string pk and sk".into(),
-            ));
-        }
+        Key::of(&item).ok_or_else(no_key)?;
         let mut x = Expr::new(now_epoch_seconds());
         let condition = condition.as_ref().and_then(|c| x.condition(c));
         let request = self
             .client
             .put_item()
             .table_name(&self.table)
-            .set_item(Some(item.into()));
-        let request = with_parts!(request.set_condition_expression(condition), x);
+            .set_item(Some(item.into()))
+            .set_condition_expression(condition)
+            .return_consumed_capacity(TOTAL);
         self.called();
-        match request.return_consumed_capacity(TOTAL).send().await {
+        match with_parts!(request, x).send().await {
             Ok(out) => {
                 self.consumed(true, out.consumed_capacity());
                 Ok(())
             }
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|e| e.is_conditional_check_failed_exception()) =>
-            {
-                Err(TableError::ConditionFailed)
-            }
+            Err(e) if is_condition_failure(&e) => Err(TableError::ConditionFailed),
             Err(e) => Err(failure("PutItem", e)),
         }
     }
@@ -491,23 +387,18 @@ impl Table for DynamoTable {
             .client
             .update_item()
             .table_name(&self.table)
-            .set_key(Some(key_attrs(key)));
-        let request = request
+            .set_key(Some(key_attrs(key)))
             .set_update_expression(expression)
-            .set_condition_expression(condition);
-        let request = with_parts!(request, x).return_values(ReturnValue::AllNew);
+            .set_condition_expression(condition)
+            .return_values(ReturnValue::AllNew)
+            .return_consumed_capacity(TOTAL);
         self.called();
-        match request.return_consumed_capacity(TOTAL).send().await {
+        match with_parts!(request, x).send().await {
             Ok(out) => {
                 self.consumed(true, out.consumed_capacity());
                 Ok(out.attributes.unwrap_or_else(|| key_attrs(key)).into())
             }
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|e| e.is_conditional_check_failed_exception()) =>
-            {
-                Err(TableError::ConditionFailed)
-            }
+            Err(e) if is_condition_failure(&e) => Err(TableError::ConditionFailed),
             Err(e) => Err(failure("UpdateItem", e)),
         }
     }
@@ -524,13 +415,12 @@ impl Table for DynamoTable {
             .client
             .delete_item()
             .table_name(&self.table)
-            .set_key(Some(key_attrs(key)));
-        let request = with_parts!(request.set_condition_expression(condition), x);
-        self.called();
-        let request = request
+            .set_key(Some(key_attrs(key)))
+            .set_condition_expression(condition)
             .return_values(ReturnValue::AllOld)
             .return_consumed_capacity(TOTAL);
-        match request.send().await {
+        self.called();
+        match with_parts!(request, x).send().await {
             Ok(out) => {
                 self.consumed(true, out.consumed_capacity());
                 Ok(out
@@ -538,25 +428,21 @@ impl Table for DynamoTable {
                     .map(Item::from)
                     .filter(|old| !is_expired(old, now)))
             }
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|e| e.is_conditional_check_failed_exception()) =>
-            {
-                Err(TableError::ConditionFailed)
-            }
+            Err(e) if is_condition_failure(&e) => Err(TableError::ConditionFailed),
             Err(e) => Err(failure("DeleteItem", e)),
         }
     }
 
     async fn query(&self, query: Query) -> Result<QueryPage, TableError> {
         if query.limit == Some(0) {
-            return Err(TableError::Invalid(
-                "a query limit must be at least 1".into(),
-            ));
+            return Err(invalid("a query limit must be at least 1".into()));
         }
         let mut x = Expr::new(now_epoch_seconds());
         let key_condition = x.key_condition(query.index, &query.partition, query.sort.as_ref());
-        let request = (self.client.query().table_name(&self.table))
+        let request = self
+            .client
+            .query()
+            .table_name(&self.table)
             .set_index_name(query.index.name().map(str::to_owned))
             .consistent_read(query.index == Index::Primary)
             .key_condition_expression(key_condition)
@@ -567,13 +453,13 @@ impl Table for DynamoTable {
                     .limit
                     .map(|limit| i32::try_from(limit).unwrap_or(i32::MAX)),
             )
-            .set_exclusive_start_key(query.start_after.map(Into::into));
+            .set_exclusive_start_key(query.start_after.map(Into::into))
+            .return_consumed_capacity(TOTAL);
         self.called();
         let out = with_parts!(request, x)
-            .return_consumed_capacity(TOTAL)
             .send()
-            .await;
-        let out = out.map_err(|e| failure("Query", e))?;
+            .await
+            .map_err(|e| failure("Query", e))?;
         self.consumed(false, out.consumed_capacity());
         let items = out
             .items
@@ -589,7 +475,7 @@ impl Table for DynamoTable {
 
     async fn transact(&self, writes: Vec<Write>) -> Result<(), TableError> {
         if writes.is_empty() {
-            return Err(TableError::Invalid(format!(
+            return Err(invalid(format!(
                 "a transaction takes 1 to {MAX_ITEMS} writes"
             )));
         }
@@ -600,13 +486,14 @@ impl Table for DynamoTable {
         distinct_keys(keys, "transaction")?;
         for attempt in 0..MAX_ATTEMPTS {
             let now = now_epoch_seconds();
-            let items = writes.iter().map(|w| self.transact_item(w, now));
+            let items = writes.iter().map(|write| self.transact_item(write, now));
             let request = self
                 .client
                 .transact_write_items()
-                .set_transact_items(Some(items.collect::<Result<_, _>>()?));
+                .set_transact_items(Some(items.collect::<Result<_, _>>()?))
+                .return_consumed_capacity(TOTAL);
             self.called();
-            let error = match request.return_consumed_capacity(TOTAL).send().await {
+            let error = match request.send().await {
                 Ok(out) => {
                     self.consumed(true, out.consumed_capacity());
                     return Ok(());
@@ -623,14 +510,10 @@ impl Table for DynamoTable {
                 match reason.code() {
                     None | Some("None") => {}
                     Some("ConditionalCheckFailed") => failed.push(index),
-                    Some(
-                        "TransactionConflict" | "ThrottlingError" | "ProvisionedThroughputExceeded",
-                    ) => retry = true,
+                    Some(code) if RETRYABLE.contains(&code) => retry = true,
                     Some("ValidationError") => {
                         let message = reason.message().unwrap_or("ValidationError");
-                        return Err(TableError::Invalid(format!(
-                            "TransactWriteItems, write {index}: {message}"
-                        )));
+                        return Err(invalid(format!("TransactWriteItems #{index}: {message}")));
                     }
                     Some(_) => return Err(failure("TransactWriteItems", error)),
                 }
@@ -641,7 +524,10 @@ impl Table for DynamoTable {
             if !retry {
                 return Err(failure("TransactWriteItems", error));
             }
-            tracing::debug!(attempt, "transaction cancelled by a conflict; retrying");
+            tracing::debug!(
+                attempt,
+                "transaction cancelled by a conflict or throttling; retrying"
+            );
             backoff(attempt).await;
         }
         let error = anyhow!("TransactWriteItems: still conflicting after {MAX_ATTEMPTS} attempts");
@@ -650,12 +536,14 @@ impl Table for DynamoTable {
 
     async fn ping(&self) -> Result<(), TableError> {
         self.called();
-        let out = self
+        let described = self
             .client
             .describe_table()
             .table_name(&self.table)
             .send()
             .await;
-        out.map(|_| ()).map_err(|e| failure("DescribeTable", e))
+        described
+            .map(|_| ())
+            .map_err(|e| failure("DescribeTable", e))
     }
 }

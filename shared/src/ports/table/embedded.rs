@@ -463,9 +463,6 @@ fn add(number: &str, delta: i64) -> Option<String> {
 
 /// The SQL, arguments and `next` key attributes of a query.
 fn query_sql(query: &Query) -> Result<(String, Vec<String>, Vec<&'static str>), TableError> {
-    if query.partition.is_empty() {
-        return Err(invalid("a query needs a non-empty partition"));
-    }
     if query.limit == Some(0) {
         return Err(invalid("a query limit must be at least 1"));
     }
@@ -517,6 +514,11 @@ fn query_sql(query: &Query) -> Result<(String, Vec<String>, Vec<&'static str>), 
             format!(" AND ({}) {op} ({marks})", order.join(", ")),
             &values,
         );
+    }
+    if args.iter().any(String::is_empty) {
+        return Err(invalid(
+            "key condition values may not be empty (as in DynamoDB)",
+        ));
     }
     let direction = if query.descending { "DESC" } else { "ASC" };
     let columns: Vec<String> = order.iter().map(|c| format!("{c} {direction}")).collect();

@@ -24,6 +24,7 @@ pub use serde_dynamo::{AttributeValue, Item};
 pub mod dynamodb;
 #[cfg(feature = "embedded")]
 pub mod embedded;
+pub mod metered;
 
 /// Partition key attribute.
 pub const PK: &str = "pk";

@@ -1,0 +1,6 @@
+//! Lambda function of the categories area (`/api/v1/categories`, `/api/v1/admin/categories`).
+
+#[tokio::main]
+async fn main() -> Result<(), blog_shared::lambda::LambdaError> {
+    blog_shared::lambda::run(blog_shared::taxonomy::categories::router).await
+}

@@ -1,0 +1,29 @@
+//! Categories: the public tree, flat list and slug lookup, and their administration.
+
+mod handlers;
+pub mod model;
+pub mod repo;
+
+use axum::{
+    routing::{get, post, put},
+    Router,
+};
+
+use crate::context::AppContext;
+
+/// Base path of the public area.
+pub const BASE: &str = "/api/v1/categories";
+/// Base path of the administration.
+pub const ADMIN_BASE: &str = "/api/v1/admin/categories";
+
+/// The categories area (public reads and administration).
+pub fn router(ctx: AppContext) -> Router {
+    let public = Router::new()
+        .route("/", get(handlers::list))
+        .route("/tree", get(handlers::tree))
+        .route("/slug/{slug}", get(handlers::by_slug));
+    let admin = Router::new()
+        .route("/", post(handlers::create))
+        .route("/{id}", put(handlers::update).delete(handlers::delete));
+    crate::http::areas(vec![(BASE, public), (ADMIN_BASE, admin)], ctx)
+}
