@@ -95,31 +95,22 @@ impl Config {
             (None, Some(arn)) => SecretSource::SecretsManager(arn),
             (None, None) => SecretSource::Generated,
         };
-        let admin_password = match (
-            lookup("BLOG_ADMIN_PASSWORD"),
-            lookup("BLOG_ADMIN_PASSWORD_ARN"),
-        ) {
-            (Some(password), _) => Some(SecretSource::Value(password)),
-            (None, Some(arn)) => Some(SecretSource::SecretsManager(arn)),
-            (None, None) => None,
-        };
-        let admin = match (
-            lookup("BLOG_ADMIN_USERNAME"),
-            admin_password,
-            lookup("BLOG_ADMIN_EMAIL"),
-        ) {
-            (Some(username), Some(password), Some(email)) => Some(AdminBootstrap {
-                username,
-                password,
-                email,
-            }),
-            _ => None,
-        };
+        let admin_password =
+            match (lookup("BLOG_ADMIN_PASSWORD"), lookup("BLOG_ADMIN_PASSWORD_ARN")) {
+                (Some(password), _) => Some(SecretSource::Value(password)),
+                (None, Some(arn)) => Some(SecretSource::SecretsManager(arn)),
+                (None, None) => None,
+            };
+        let admin =
+            match (lookup("BLOG_ADMIN_USERNAME"), admin_password, lookup("BLOG_ADMIN_EMAIL")) {
+                (Some(username), Some(password), Some(email)) => {
+                    Some(AdminBootstrap { username, password, email })
+                }
+                _ => None,
+            };
         Ok(Self {
             store,
-            data_dir: lookup("BLOG_DATA_DIR")
-                .unwrap_or_else(|| ".data".into())
-                .into(),
+            data_dir: lookup("BLOG_DATA_DIR").unwrap_or_else(|| ".data".into()).into(),
             table_name: lookup("BLOG_TABLE_NAME").unwrap_or_else(|| "blog".into()),
             dynamodb_endpoint: lookup("BLOG_DYNAMODB_ENDPOINT"),
             create_table: parse(&lookup, "BLOG_DYNAMODB_CREATE_TABLE", false)?,
@@ -147,9 +138,9 @@ fn parse<T: std::str::FromStr>(
 ) -> anyhow::Result<T> {
     match lookup(name) {
         None => Ok(default),
-        Some(raw) => raw
-            .parse()
-            .map_err(|_| anyhow::anyhow!("{name} has an invalid value: `{raw}`")),
+        Some(raw) => {
+            raw.parse().map_err(|_| anyhow::anyhow!("{name} has an invalid value: `{raw}`"))
+        }
     }
 }
 
@@ -159,10 +150,8 @@ mod tests {
     use std::collections::HashMap;
 
     fn config(vars: &[(&str, &str)]) -> anyhow::Result<Config> {
-        let map: HashMap<String, String> = vars
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
+        let map: HashMap<String, String> =
+            vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         Config::from_lookup(|name| map.get(name).cloned())
     }
 
@@ -189,10 +178,7 @@ mod tests {
 
     #[test]
     fn the_admin_is_bootstrapped_only_when_all_three_variables_are_set() {
-        assert!(config(&[("BLOG_ADMIN_USERNAME", "root")])
-            .unwrap()
-            .admin
-            .is_none());
+        assert!(config(&[("BLOG_ADMIN_USERNAME", "root")]).unwrap().admin.is_none());
         let full = config(&[
             ("BLOG_ADMIN_USERNAME", "root"),
             ("BLOG_ADMIN_PASSWORD", "Secret123"),

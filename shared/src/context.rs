@@ -27,11 +27,6 @@ impl AppContext {
     pub fn new(table: Arc<dyn Table>, config: Config, jwt_secret: &[u8]) -> Self {
         let tokens = Arc::new(TokenKeys::new(jwt_secret, config.token_ttl));
         let principals = Arc::new(PrincipalCache::new(config.principal_cache_ttl));
-        Self {
-            table,
-            config: Arc::new(config),
-            tokens,
-            principals,
-        }
+        Self { table, config: Arc::new(config), tokens, principals }
     }
 }

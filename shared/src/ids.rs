@@ -30,17 +30,13 @@ impl IdKind {
 
 /// Draws the next id of `kind` (one UpdateItem).
 pub async fn next_id(table: &dyn Table, kind: IdKind) -> Result<u64, TableError> {
-    let item = table
-        .update(&kind.key(), Update::new().add("value", 1), None)
-        .await?;
+    let item = table.update(&kind.key(), Update::new().add("value", 1), None).await?;
     match item.get("value") {
         Some(AttributeValue::N(n)) => n
             .parse::<u64>()
             .ok()
             .filter(|id| *id <= MAX_ID)
             .ok_or_else(|| TableError::Invalid(format!("id counter out of range: {n}"))),
-        _ => Err(TableError::Invalid(
-            "id counter has no numeric value".into(),
-        )),
+        _ => Err(TableError::Invalid("id counter has no numeric value".into())),
     }
 }

@@ -18,7 +18,7 @@ pub async fn run(area: fn(AppContext) -> Router) -> Result<(), LambdaError> {
     crate::telemetry::init(&config.log, true);
     if matches!(config.jwt_secret, SecretSource::Generated) {
         return Err(
-            "BLOG_JWT_SECRET or BLOG_JWT_SECRET_ARN must be set for a Lambda function".into(),
+            "BLOG_JWT_SECRET or BLOG_JWT_SECRET_ARN must be set for a Lambda function".into()
         );
     }
     let ctx = setup::context(config).await?;

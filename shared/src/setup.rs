@@ -59,9 +59,7 @@ pub async fn resolve_secret(source: &SecretSource, what: &str) -> anyhow::Result
 pub async fn jwt_secret(config: &Config) -> anyhow::Result<Vec<u8>> {
     match &config.jwt_secret {
         SecretSource::Generated => generated_secret(&config.data_dir.join("jwt-secret")),
-        source => Ok(resolve_secret(source, "BLOG_JWT_SECRET")
-            .await?
-            .into_bytes()),
+        source => Ok(resolve_secret(source, "BLOG_JWT_SECRET").await?.into_bytes()),
     }
 }
 
@@ -96,7 +94,5 @@ pub async fn bootstrap_admin(ctx: &AppContext) -> anyhow::Result<Option<Outcome>
         return Ok(None);
     };
     let password = resolve_secret(&admin.password, "BLOG_ADMIN_PASSWORD").await?;
-    ensure_admin(ctx, &admin.username, &password, &admin.email)
-        .await
-        .map(Some)
+    ensure_admin(ctx, &admin.username, &password, &admin.email).await.map(Some)
 }

@@ -18,10 +18,7 @@ use tower::{Service, ServiceExt};
 
 async fn context(table: Arc<dyn Table>) -> AppContext {
     let vars: HashMap<&str, &str> = HashMap::from([
-        (
-            "BLOG_JWT_SECRET",
-            "events-secret-events-secret-events-secret",
-        ),
+        ("BLOG_JWT_SECRET", "events-secret-events-secret-events-secret"),
         ("BLOG_ADMIN_USERNAME", "admin"),
         ("BLOG_ADMIN_PASSWORD", "Admin12345"),
         ("BLOG_ADMIN_EMAIL", "admin@example.com"),
@@ -34,9 +31,7 @@ async fn context(table: Arc<dyn Table>) -> AppContext {
 }
 
 fn event(path: &str, values: &HashMap<&str, String>) -> LambdaRequest {
-    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../events")
-        .join(path);
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../events").join(path);
     let mut text =
         std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     for (placeholder, value) in values {
@@ -50,10 +45,7 @@ fn event(path: &str, values: &HashMap<&str, String>) -> LambdaRequest {
 async fn invoke(function: &axum::Router, request: LambdaRequest) -> (u16, Value) {
     let mut adapter = Adapter::from(function.clone());
     let adapter = adapter.ready().await.unwrap();
-    let response = adapter
-        .call(LambdaEvent::new(request, Context::default()))
-        .await
-        .unwrap();
+    let response = adapter.call(LambdaEvent::new(request, Context::default())).await.unwrap();
     let response = serde_json::to_value(&response).unwrap();
     let status = response["statusCode"].as_u64().unwrap() as u16;
     let body =
@@ -65,25 +57,17 @@ async fn every_sample_event_is_answered_by_its_function(table: Arc<dyn Table>) {
     let ctx = context(table).await;
     let auth_fn = lambda::service(auth::router, ctx.clone());
     let users_fn = lambda::service(users::router, ctx.clone());
-    let admin = users::repo::find_by_login(ctx.table.as_ref(), "admin")
-        .await
-        .unwrap()
-        .unwrap();
+    let admin = users::repo::find_by_login(ctx.table.as_ref(), "admin").await.unwrap().unwrap();
     let mut values = HashMap::from([(
         "ADMIN_TOKEN",
-        ctx.tokens
-            .issue(admin.id, &admin.username, &admin.roles)
-            .unwrap(),
+        ctx.tokens.issue(admin.id, &admin.username, &admin.roles).unwrap(),
     )]);
 
     let (status, body) = invoke(&auth_fn, event("auth/register.json", &values)).await;
     assert_eq!((status, &body["code"]), (200, &Value::from(0)), "{body}");
     let (status, body) = invoke(&auth_fn, event("auth/login.json", &values)).await;
     assert_eq!(status, 200, "{body}");
-    values.insert(
-        "USER_TOKEN",
-        body["data"]["token"].as_str().unwrap().to_string(),
-    );
+    values.insert("USER_TOKEN", body["data"]["token"].as_str().unwrap().to_string());
     values.insert("USER_ID", body["data"]["user"]["id"].to_string());
 
     let (status, _) = invoke(&auth_fn, event("users/get-me.json", &values)).await;
@@ -103,13 +87,8 @@ async fn every_sample_event_is_answered_by_its_function(table: Arc<dyn Table>) {
         assert_eq!(body["code"], Value::from(0), "{file}: {body}");
         assert_eq!(body["message"], Value::from("success"), "{file}: {body}");
     }
-    let deleted = users::repo::find_by_login(ctx.table.as_ref(), "event_user")
-        .await
-        .unwrap();
-    assert!(
-        deleted.is_none(),
-        "the delete-user event removed the account"
-    );
+    let deleted = users::repo::find_by_login(ctx.table.as_ref(), "event_user").await.unwrap();
+    assert!(deleted.is_none(), "the delete-user event removed the account");
 }
 
 #[tokio::test]

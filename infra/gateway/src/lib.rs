@@ -14,7 +14,9 @@ use tokio::net::TcpListener;
 pub fn app(ctx: AppContext) -> Router {
     let areas = Router::new()
         .merge(auth::router(ctx.clone()))
-        .merge(users::router(ctx));
+        .merge(users::router(ctx.clone()))
+        .merge(categories::router(ctx.clone()))
+        .merge(tags::router(ctx));
     blog_shared::http::finish(areas)
 }
 
@@ -24,7 +26,5 @@ pub async fn serve(
     ctx: AppContext,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, app(ctx))
-        .with_graceful_shutdown(shutdown)
-        .await
+    axum::serve(listener, app(ctx)).with_graceful_shutdown(shutdown).await
 }

@@ -5,10 +5,7 @@ use blog_shared::{auth::bootstrap, config::Config, setup, telemetry};
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(
-    version,
-    about = "Local gateway of the blog API (configuration: BLOG_* variables)"
-)]
+#[command(version, about = "Local gateway of the blog API (configuration: BLOG_* variables)")]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -50,18 +47,16 @@ async fn main() -> anyhow::Result<()> {
             tracing::info!("serving the blog API on http://{listen}");
             local_gateway::serve(listener, ctx, shutdown_signal()).await?;
         }
-        Command::CreateAdmin {
-            username,
-            password,
-            email,
-        } => match bootstrap::ensure_admin(&ctx, &username, &password, &email).await? {
-            bootstrap::Outcome::Created(id) => {
-                println!("administrator {username} created (id {id})")
+        Command::CreateAdmin { username, password, email } => {
+            match bootstrap::ensure_admin(&ctx, &username, &password, &email).await? {
+                bootstrap::Outcome::Created(id) => {
+                    println!("administrator {username} created (id {id})")
+                }
+                bootstrap::Outcome::AlreadyExists => {
+                    println!("an account named {username} exists already; nothing changed")
+                }
             }
-            bootstrap::Outcome::AlreadyExists => {
-                println!("an account named {username} exists already; nothing changed")
-            }
-        },
+        }
     }
     Ok(())
 }

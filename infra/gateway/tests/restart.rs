@@ -75,7 +75,8 @@ async fn accounts_survive_a_restart_and_the_admin_comes_from_the_environment() {
         let (status, body) = login(port, "boss", "Boss12345").await;
         assert_eq!(status, 200, "{body}");
         assert_eq!(body["data"]["user"]["roles"], json!(["ROLE_USER", "ROLE_ADMIN"]));
-        let register = json!({"username": "keeper", "password": "Passw0rd1", "email": "k@example.com"});
+        let register =
+            json!({"username": "keeper", "password": "Passw0rd1", "email": "k@example.com"});
         assert_eq!(post(port, "/api/v1/auth/register", register).await.0, 200);
     }
     let _gateway = start(data.path(), port).await;
@@ -87,8 +88,15 @@ async fn accounts_survive_a_restart_and_the_admin_comes_from_the_environment() {
 #[tokio::test]
 async fn the_create_admin_subcommand_creates_an_administrator_once() {
     let data = tempfile::tempdir().unwrap();
-    let args =
-        ["create-admin", "--username", "chief", "--password", "Chief1234", "--email", "c@example.com"];
+    let args = [
+        "create-admin",
+        "--username",
+        "chief",
+        "--password",
+        "Chief1234",
+        "--email",
+        "c@example.com",
+    ];
     let first = gateway(data.path(), 0, &args).output().unwrap();
     assert!(first.status.success());
     assert!(String::from_utf8_lossy(&first.stdout).contains("created"));
@@ -96,9 +104,13 @@ async fn the_create_admin_subcommand_creates_an_administrator_once() {
     assert!(second.status.success());
     assert!(String::from_utf8_lossy(&second.stdout).contains("exists already"));
 
-    let bad = gateway(data.path(), 0, &["create-admin", "--username", "x", "--password", "weak", "--email", "e"])
-        .output()
-        .unwrap();
+    let bad = gateway(
+        data.path(),
+        0,
+        &["create-admin", "--username", "x", "--password", "weak", "--email", "e"],
+    )
+    .output()
+    .unwrap();
     assert!(!bad.status.success(), "invalid administrator values are refused");
 
     let port = free_port();

@@ -46,15 +46,8 @@ pub async fn register(
         None | Some("") => username.as_str().to_string(),
         Some(raw) => parse_nickname(raw).map_err(AccountError::BadRequest)?,
     };
-    let user = new_account(
-        &ctx,
-        username,
-        password,
-        email,
-        nickname,
-        vec![ROLE_USER.into()],
-    )
-    .await?;
+    let user =
+        new_account(&ctx, username, password, email, nickname, vec![ROLE_USER.into()]).await?;
     tracing::info!(user_id = user.id, username = %user.username, "account registered");
     Ok(AccountOk(user.view()))
 }
@@ -88,9 +81,9 @@ pub(crate) async fn new_account(
         Err(StoreError::UsernameTaken) => {
             Err(AccountError::BadRequest("username is already taken".into()))
         }
-        Err(StoreError::EmailTaken) => Err(AccountError::BadRequest(
-            "email is already registered".into(),
-        )),
+        Err(StoreError::EmailTaken) => {
+            Err(AccountError::BadRequest("email is already registered".into()))
+        }
         Err(other) => Err(AccountError::Internal(other.into())),
     }
 }
@@ -127,19 +120,10 @@ pub async fn login(
     let table = ctx.table.as_ref();
     let login = request.username.trim();
     if login.is_empty() || request.password.is_empty() {
-        return Err(AccountError::BadRequest(
-            "username and password are required".into(),
-        ));
+        return Err(AccountError::BadRequest("username and password are required".into()));
     }
-    let user = if login.len() <= 254 {
-        repo::find_by_login(table, login).await?
-    } else {
-        None
-    };
-    let throttle_key = user
-        .as_ref()
-        .map_or(login, |u| u.username.as_str())
-        .to_string();
+    let user = if login.len() <= 254 { repo::find_by_login(table, login).await? } else { None };
+    let throttle_key = user.as_ref().map_or(login, |u| u.username.as_str()).to_string();
     if let Some(retry_after_secs) = throttle::locked_for(table, &ctx.config, &throttle_key).await? {
         return Err(AccountError::TooManyRequests { retry_after_secs });
     }
@@ -160,11 +144,7 @@ pub async fn login(
         token,
         token_type: "Bearer",
         expires_in: ctx.tokens.ttl_seconds(),
-        user: LoginUser {
-            id: user.id,
-            username: user.username,
-            roles: user.roles,
-        },
+        user: LoginUser { id: user.id, username: user.username, roles: user.roles },
     }))
 }
 

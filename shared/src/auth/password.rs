@@ -20,11 +20,7 @@ fn hash_blocking(password: &str) -> anyhow::Result<String> {
 
 fn verify_blocking(password: &str, phc: &str) -> bool {
     PasswordHash::new(phc)
-        .map(|parsed| {
-            Argon2::default()
-                .verify_password(password.as_bytes(), &parsed)
-                .is_ok()
-        })
+        .map(|parsed| Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok())
         .unwrap_or(false)
 }
 

@@ -56,10 +56,7 @@ pub struct PrincipalCache {
 impl PrincipalCache {
     /// A cache whose entries live `ttl` (zero disables it).
     pub fn new(ttl: Duration) -> Self {
-        Self {
-            ttl,
-            entries: Mutex::new(HashMap::new()),
-        }
+        Self { ttl, entries: Mutex::new(HashMap::new()) }
     }
 
     /// Forgets an account (after it was changed or deleted in this process).
@@ -101,14 +98,9 @@ pub async fn authenticate<E: ApiError>(ctx: &AppContext, parts: &Parts) -> Resul
         .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
         .map(|(_, token)| token.trim())
         .ok_or_else(|| E::unauthorized("authorization header must be `Bearer <token>`"))?;
-    let claims = ctx
-        .tokens
-        .verify(token)
-        .ok_or_else(|| E::unauthorized("invalid or expired token"))?;
-    let id: u64 = claims
-        .sub
-        .parse()
-        .map_err(|_| E::unauthorized("invalid or expired token"))?;
+    let claims =
+        ctx.tokens.verify(token).ok_or_else(|| E::unauthorized("invalid or expired token"))?;
+    let id: u64 = claims.sub.parse().map_err(|_| E::unauthorized("invalid or expired token"))?;
     let snapshot = match ctx.principals.get(id) {
         Some(snapshot) => snapshot,
         None => {
@@ -125,12 +117,9 @@ pub async fn authenticate<E: ApiError>(ctx: &AppContext, parts: &Parts) -> Resul
         }
     };
     match snapshot {
-        Some(s) if s.active => Ok(Principal {
-            id,
-            username: s.username,
-            roles: s.roles,
-            token_id: claims.jti,
-        }),
+        Some(s) if s.active => {
+            Ok(Principal { id, username: s.username, roles: s.roles, token_id: claims.jti })
+        }
         _ => Err(E::unauthorized("account is disabled or deleted")),
     }
 }

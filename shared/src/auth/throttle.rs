@@ -44,13 +44,8 @@ pub async fn record_failure(
 ) -> Result<(), TableError> {
     let key = key(login);
     for _ in 0..3 {
-        let counted = table
-            .update(
-                &key,
-                Update::new().add("failures", 1),
-                Some(Condition::Exists),
-            )
-            .await;
+        let counted =
+            table.update(&key, Update::new().add("failures", 1), Some(Condition::Exists)).await;
         match counted {
             Ok(_) => return Ok(()),
             Err(TableError::ConditionFailed) => {}
@@ -68,9 +63,7 @@ pub async fn record_failure(
             Err(other) => return Err(other),
         }
     }
-    Err(TableError::Backend(anyhow::anyhow!(
-        "login throttle counter kept changing"
-    )))
+    Err(TableError::Backend(anyhow::anyhow!("login throttle counter kept changing")))
 }
 
 /// Ends the window after a successful login.

@@ -60,18 +60,12 @@ impl TokenKeys {
             exp: iat + self.ttl.as_secs() as i64,
             jti: uuid::Uuid::new_v4().simple().to_string(),
         };
-        Ok(encode(
-            &Header::new(Algorithm::HS256),
-            &claims,
-            &self.encoding,
-        )?)
+        Ok(encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)?)
     }
 
     /// Verifies signature (HS256 only: `alg: none` and others are refused) and expiry.
     pub fn verify(&self, token: &str) -> Option<Claims> {
-        decode::<Claims>(token, &self.decoding, &self.validation)
-            .ok()
-            .map(|data| data.claims)
+        decode::<Claims>(token, &self.decoding, &self.validation).ok().map(|data| data.claims)
     }
 }
 

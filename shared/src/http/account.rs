@@ -82,10 +82,9 @@ impl IntoResponse for AccountError {
         let body = json!({ "code": status.as_u16(), "message": message, "data": null });
         let mut response = (status, Json(body)).into_response();
         if let Self::TooManyRequests { retry_after_secs } = self {
-            response.headers_mut().insert(
-                header::RETRY_AFTER,
-                HeaderValue::from(retry_after_secs.max(1)),
-            );
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs.max(1)));
         }
         response
     }

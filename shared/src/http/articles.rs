@@ -24,11 +24,7 @@ pub struct ArticleOk<T> {
 impl<T> ArticleOk<T> {
     /// 200 with message `success`.
     pub fn ok(data: T) -> Self {
-        Self {
-            status: StatusCode::OK,
-            message: "success",
-            data,
-        }
+        Self { status: StatusCode::OK, message: "success", data }
     }
 }
 

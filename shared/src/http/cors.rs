@@ -26,16 +26,12 @@ pub fn apply<S: Clone + Send + Sync + 'static>(router: Router<S>) -> Router<S> {
         .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE])
         .expose_headers([header::RETRY_AFTER])
         .max_age(Duration::from_secs(600));
-    router
-        .layer(cors)
-        .layer(middleware::from_fn(preflight_no_content))
+    router.layer(cors).layer(middleware::from_fn(preflight_no_content))
 }
 
 async fn preflight_no_content(request: Request, next: Next) -> Response {
     let preflight = request.method() == Method::OPTIONS
-        && request
-            .headers()
-            .contains_key(header::ACCESS_CONTROL_REQUEST_METHOD);
+        && request.headers().contains_key(header::ACCESS_CONTROL_REQUEST_METHOD);
     let mut response = next.run(request).await;
     if preflight && response.status() == StatusCode::OK {
         *response.status_mut() = StatusCode::NO_CONTENT;

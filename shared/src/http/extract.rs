@@ -30,9 +30,7 @@ where
         let bytes = Bytes::from_request(req, state)
             .await
             .map_err(|e| E::invalid(format!("request body could not be read: {e}")))?;
-        parse_json(&bytes)
-            .map(|value| Self(value, PhantomData))
-            .map_err(E::invalid)
+        parse_json(&bytes).map(|value| Self(value, PhantomData)).map_err(E::invalid)
     }
 }
 
@@ -117,9 +115,7 @@ pub fn parse_id(raw: &str) -> Option<u64> {
     if raw.is_empty() || !raw.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    raw.parse::<u64>()
-        .ok()
-        .filter(|id| (1..=MAX_ID).contains(id))
+    raw.parse::<u64>().ok().filter(|id| (1..=MAX_ID).contains(id))
 }
 
 #[cfg(test)]
@@ -157,9 +153,7 @@ mod tests {
 
     #[test]
     fn malformed_json_and_an_empty_body_are_parameter_errors() {
-        assert!(parse_json::<Body>(b"{")
-            .unwrap_err()
-            .starts_with("malformed JSON"));
+        assert!(parse_json::<Body>(b"{").unwrap_err().starts_with("malformed JSON"));
         assert!(parse_json::<Body>(b"  ").unwrap_err().contains("required"));
     }
 

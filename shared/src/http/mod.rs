@@ -57,7 +57,5 @@ pub async fn no_route() -> impl axum::response::IntoResponse {
 
 /// The outermost layers of a served router: a JSON 404 for unknown paths and request tracing.
 pub fn finish(router: axum::Router) -> axum::Router {
-    router
-        .fallback(no_route)
-        .layer(tower_http::trace::TraceLayer::new_for_http())
+    router.fallback(no_route).layer(tower_http::trace::TraceLayer::new_for_http())
 }

@@ -11,7 +11,5 @@ pub async fn secret_string(sdk: &aws_config::SdkConfig, secret_id: &str) -> anyh
         .send()
         .await
         .with_context(|| format!("reading secret {secret_id}"))?;
-    output
-        .secret_string
-        .with_context(|| format!("secret {secret_id} has no string value"))
+    output.secret_string.with_context(|| format!("secret {secret_id} has no string value"))
 }

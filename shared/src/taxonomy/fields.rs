@@ -9,8 +9,7 @@ use serde_json::Value;
 use crate::http::extract::parse_id;
 
 static SLUG: LazyLock<Regex> = LazyLock::new(|| Regex::new("^[a-z0-9-]{1,50}$").expect("regex"));
-static COLOR: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new("^#[0-9A-Fa-f]{6}$").expect("regex"));
+static COLOR: LazyLock<Regex> = LazyLock::new(|| Regex::new("^#[0-9A-Fa-f]{6}$").expect("regex"));
 
 /// A slug: `[a-z0-9-]{1,50}`.
 pub fn slug(raw: &str) -> Result<String, String> {

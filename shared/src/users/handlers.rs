@@ -40,10 +40,7 @@ impl ProfileChanges {
             user.nickname = parse_nickname(nickname).map_err(AccountError::BadRequest)?;
         }
         if let Some(email) = &self.email {
-            user.email = Email::parse(email)
-                .map_err(AccountError::BadRequest)?
-                .as_str()
-                .into();
+            user.email = Email::parse(email).map_err(AccountError::BadRequest)?.as_str().into();
         }
         if let Some(avatar) = &self.avatar {
             user.avatar = parse_avatar(avatar).map_err(AccountError::BadRequest)?;
@@ -63,12 +60,12 @@ async fn save(
             ctx.principals.invalidate(after.id);
             Ok(after.view())
         }
-        Err(StoreError::EmailTaken) => Err(AccountError::BadRequest(
-            "email is already registered".into(),
-        )),
-        Err(StoreError::Concurrent) => Err(AccountError::Conflict(
-            "account was changed concurrently, please retry".into(),
-        )),
+        Err(StoreError::EmailTaken) => {
+            Err(AccountError::BadRequest("email is already registered".into()))
+        }
+        Err(StoreError::Concurrent) => {
+            Err(AccountError::Conflict("account was changed concurrently, please retry".into()))
+        }
         Err(other) => Err(AccountError::Internal(other.into())),
     }
 }
@@ -97,14 +94,8 @@ pub async fn update_me(
     JsonBody(request, ..): Body<UpdateMe>,
 ) -> Result<AccountOk<UserView>, AccountError> {
     let before = load(&ctx, principal.id).await?;
-    if request
-        .username
-        .as_ref()
-        .is_some_and(|u| *u != before.username)
-    {
-        return Err(AccountError::BadRequest(
-            "username cannot be changed".into(),
-        ));
+    if request.username.as_ref().is_some_and(|u| *u != before.username) {
+        return Err(AccountError::BadRequest("username cannot be changed".into()));
     }
     if request.status.is_some_and(|s| s != before.status) {
         return Err(AccountError::BadRequest(
@@ -151,9 +142,7 @@ pub async fn update_user(
             ));
         }
         if status == 0 && id == admin.id {
-            return Err(AccountError::BadRequest(
-                "you cannot disable your own account".into(),
-            ));
+            return Err(AccountError::BadRequest("you cannot disable your own account".into()));
         }
         after.status = status;
     }
@@ -182,9 +171,7 @@ pub async fn delete_user(
     PathId(id, ..): Id,
 ) -> Result<AccountOk<()>, AccountError> {
     if id == admin.id {
-        return Err(AccountError::BadRequest(
-            "you cannot delete your own account".into(),
-        ));
+        return Err(AccountError::BadRequest("you cannot delete your own account".into()));
     }
     if let Some(user) = repo::find_by_id(ctx.table.as_ref(), id).await? {
         match repo::delete(ctx.table.as_ref(), &user).await {

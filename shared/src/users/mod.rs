@@ -13,13 +13,9 @@ pub const BASE: &str = "/api/v1/users";
 
 /// The users area's routes, mounted under [`BASE`].
 pub fn router(ctx: AppContext) -> Router {
-    let routes = Router::new()
-        .route("/me", get(handlers::me).put(handlers::update_me))
-        .route(
-            "/{id}",
-            get(handlers::get_user)
-                .put(handlers::update_user)
-                .delete(handlers::delete_user),
-        );
+    let routes = Router::new().route("/me", get(handlers::me).put(handlers::update_me)).route(
+        "/{id}",
+        get(handlers::get_user).put(handlers::update_user).delete(handlers::delete_user),
+    );
     crate::http::area(BASE, routes, ctx)
 }

@@ -111,9 +111,7 @@ pub fn parse_avatar(raw: &str) -> Result<String, String> {
 /// Roles as an administrator may set them: known values, `ROLE_USER` always kept.
 pub fn parse_roles(raw: &[String]) -> Result<Vec<String>, String> {
     if let Some(unknown) = raw.iter().find(|r| *r != ROLE_USER && *r != ROLE_ADMIN) {
-        return Err(format!(
-            "roles: unknown role `{unknown}` (ROLE_USER, ROLE_ADMIN)"
-        ));
+        return Err(format!("roles: unknown role `{unknown}` (ROLE_USER, ROLE_ADMIN)"));
     }
     let mut roles = vec![ROLE_USER.to_string()];
     if raw.iter().any(|r| r == ROLE_ADMIN) {
@@ -206,14 +204,7 @@ mod tests {
         for ok in ["abc", "user_01", "A_b_C_1234567890_xyz"] {
             assert!(Username::parse(ok).is_ok(), "{ok}");
         }
-        for bad in [
-            "ab",
-            "a-b-c",
-            "user name",
-            "twentyone_characters",
-            "ü_ser",
-            "a@b",
-        ] {
+        for bad in ["ab", "a-b-c", "user name", "twentyone_characters", "ü_ser", "a@b"] {
             assert!(Username::parse(bad).is_err(), "{bad}");
         }
     }
@@ -221,13 +212,7 @@ mod tests {
     #[test]
     fn passwords_need_upper_lower_digit_and_8_to_20_chars() {
         assert!(Password::parse("Passw0rd").is_ok());
-        for bad in [
-            "Pass0rd",
-            "password1",
-            "PASSWORD1",
-            "Password",
-            "Passw0rdPassw0rdPassw0",
-        ] {
+        for bad in ["Pass0rd", "password1", "PASSWORD1", "Password", "Passw0rdPassw0rdPassw0"] {
             assert!(Password::parse(bad).is_err(), "{bad}");
         }
     }
@@ -242,10 +227,7 @@ mod tests {
 
     #[test]
     fn roles_always_keep_role_user() {
-        assert_eq!(
-            parse_roles(&["ROLE_ADMIN".into()]).unwrap(),
-            vec![ROLE_USER, ROLE_ADMIN]
-        );
+        assert_eq!(parse_roles(&["ROLE_ADMIN".into()]).unwrap(), vec![ROLE_USER, ROLE_ADMIN]);
         assert_eq!(parse_roles(&[]).unwrap(), vec![ROLE_USER]);
         assert!(parse_roles(&["ROLE_ROOT".into()]).is_err());
     }

@@ -6,8 +6,8 @@
 
 use crate::{
     ids::{next_id, IdKind},
-    records::{self, key_item},
     ports::table::{n, s, AttributeValue, Condition, Item, Key, Table, TableError, Write},
+    records::{self, key_item},
 };
 
 use super::model::StoredUser;
@@ -62,10 +62,7 @@ pub async fn new_id(table: &dyn Table) -> Result<u64, TableError> {
 /// Stores a new account and its markers in one transaction.
 pub async fn create(table: &dyn Table, user: &StoredUser) -> Result<(), StoreError> {
     let writes = vec![
-        Write::Put {
-            item: to_item(user)?,
-            condition: Some(Condition::NotExists),
-        },
+        Write::Put { item: to_item(user)?, condition: Some(Condition::NotExists) },
         Write::Put {
             item: marker(username_key(&user.username), user.id),
             condition: Some(Condition::NotExists),
@@ -109,9 +106,7 @@ pub async fn find_by_login(
     match marker.get("userId") {
         Some(AttributeValue::N(id)) => match id.parse() {
             Ok(id) => find_by_id(table, id).await,
-            Err(_) => Err(TableError::Invalid(format!(
-                "marker {key} has a bad userId"
-            ))),
+            Err(_) => Err(TableError::Invalid(format!("marker {key} has a bad userId"))),
         },
         _ => Err(TableError::Invalid(format!("marker {key} has no userId"))),
     }
@@ -128,10 +123,7 @@ pub async fn replace(
         Condition::equals("updateTime", s(&before.update_time)),
         Condition::equals("email", s(&before.email)),
     ]);
-    let mut writes = vec![Write::Put {
-        item: to_item(after)?,
-        condition: Some(unchanged),
-    }];
+    let mut writes = vec![Write::Put { item: to_item(after)?, condition: Some(unchanged) }];
     let email_moved = before.email.to_lowercase() != after.email.to_lowercase();
     if email_moved {
         writes.push(Write::Put {
@@ -157,18 +149,9 @@ pub async fn replace(
 pub async fn delete(table: &dyn Table, user: &StoredUser) -> Result<(), StoreError> {
     let owned = || Some(Condition::equals("userId", n(user.id as i64)));
     let writes = vec![
-        Write::Delete {
-            key: user_key(user.id),
-            condition: Some(Condition::Exists),
-        },
-        Write::Delete {
-            key: username_key(&user.username),
-            condition: owned(),
-        },
-        Write::Delete {
-            key: email_key(&user.email),
-            condition: owned(),
-        },
+        Write::Delete { key: user_key(user.id), condition: Some(Condition::Exists) },
+        Write::Delete { key: username_key(&user.username), condition: owned() },
+        Write::Delete { key: email_key(&user.email), condition: owned() },
     ];
     match table.transact(writes).await {
         Ok(()) => Ok(()),

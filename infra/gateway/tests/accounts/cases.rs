@@ -10,17 +10,12 @@ fn assert_error(reply: &crate::support::Reply, status: u16, needle: &str) {
     assert_eq!(reply.body["code"], json!(status), "{:?}", reply.body);
     assert_eq!(reply.body["data"], Value::Null);
     let message = reply.body["message"].as_str().unwrap_or_default();
-    assert!(
-        message.contains(needle),
-        "message {message:?} should mention {needle:?}"
-    );
+    assert!(message.contains(needle), "message {message:?} should mention {needle:?}");
 }
 
 pub async fn registration_returns_the_new_account_with_role_user(api: Api) {
     let body = json!({"username": "alice", "password": PASSWORD, "email": "alice@example.com", "nickname": "Alice"});
-    let reply = api
-        .call("POST", "/api/v1/auth/register", None, Some(body))
-        .await;
+    let reply = api.call("POST", "/api/v1/auth/register", None, Some(body)).await;
     assert_eq!(reply.status, 200, "{:?}", reply.body);
     assert_eq!(reply.body["code"], json!(0));
     assert_eq!(reply.body["message"], json!("success"));
@@ -57,16 +52,13 @@ pub async fn registration_names_the_field_that_breaks_a_rule(api: Api) {
     for (field, value) in cases {
         let mut body = base.clone();
         body[field] = value.clone();
-        let reply = api
-            .call("POST", "/api/v1/auth/register", None, Some(body))
-            .await;
+        let reply = api.call("POST", "/api/v1/auth/register", None, Some(body)).await;
         assert_error(&reply, 400, field);
     }
     let mut missing = base.clone();
     missing.as_object_mut().unwrap().remove("email");
     assert_error(
-        &api.call("POST", "/api/v1/auth/register", None, Some(missing))
-            .await,
+        &api.call("POST", "/api/v1/auth/register", None, Some(missing)).await,
         400,
         "email",
     );
@@ -84,9 +76,7 @@ pub async fn registration_names_the_field_that_breaks_a_rule(api: Api) {
     let mut extra = base.clone();
     extra["favouriteColour"] = json!("blue");
     assert_eq!(
-        api.call("POST", "/api/v1/auth/register", None, Some(extra))
-            .await
-            .status,
+        api.call("POST", "/api/v1/auth/register", None, Some(extra)).await.status,
         200,
         "unknown fields are ignored"
     );
@@ -96,16 +86,14 @@ pub async fn user_names_and_emails_are_unique_case_insensitively(api: Api) {
     assert_eq!(api.register("dave").await.status, 200);
     let same_name = json!({"username": "DAVE", "password": PASSWORD, "email": "other@example.com"});
     assert_error(
-        &api.call("POST", "/api/v1/auth/register", None, Some(same_name))
-            .await,
+        &api.call("POST", "/api/v1/auth/register", None, Some(same_name)).await,
         400,
         "username",
     );
     let same_email =
         json!({"username": "dave2", "password": PASSWORD, "email": "Dave@Example.com"});
     assert_error(
-        &api.call("POST", "/api/v1/auth/register", None, Some(same_email))
-            .await,
+        &api.call("POST", "/api/v1/auth/register", None, Some(same_email)).await,
         400,
         "email",
     );
@@ -126,10 +114,7 @@ pub async fn login_accepts_the_user_name_or_the_email(api: Api) {
         let data = &reply.body["data"];
         assert_eq!(data["tokenType"], json!("Bearer"));
         assert_eq!(data["expiresIn"], json!(7200));
-        assert_eq!(
-            data["user"],
-            json!({"id": id, "username": "erin", "roles": ["ROLE_USER"]})
-        );
+        assert_eq!(data["user"], json!({"id": id, "username": "erin", "roles": ["ROLE_USER"]}));
         assert_eq!(data["token"].as_str().unwrap().split('.').count(), 3);
     }
 }
@@ -172,9 +157,7 @@ pub async fn five_failed_logins_lock_the_account_for_the_window(api: Api) {
         assert_eq!(failed_login(&api, "grace").await.status, 401);
     }
     let body = json!({"username": "grace@example.com", "password": PASSWORD});
-    let locked = api
-        .call("POST", "/api/v1/auth/login", None, Some(body))
-        .await;
+    let locked = api.call("POST", "/api/v1/auth/login", None, Some(body)).await;
     assert_error(&locked, 429, "retry");
     let retry_after: u64 = locked.headers["retry-after"].parse().unwrap();
     assert!((1..=900).contains(&retry_after), "{retry_after}");
@@ -194,26 +177,15 @@ pub async fn a_successful_login_resets_the_failure_count(api: Api) {
 
 pub async fn logout_needs_a_token_and_answers_null(api: Api) {
     let (_, token) = api.user("ivan").await;
-    assert_error(
-        &api.call("POST", "/api/v1/auth/logout", None, None).await,
-        401,
-        "token",
-    );
-    let reply = api
-        .call("POST", "/api/v1/auth/logout", Some(&token), None)
-        .await;
+    assert_error(&api.call("POST", "/api/v1/auth/logout", None, None).await, 401, "token");
+    let reply = api.call("POST", "/api/v1/auth/logout", Some(&token), None).await;
     assert_eq!(reply.status, 200);
-    assert_eq!(
-        reply.body,
-        json!({"code": 0, "message": "success", "data": null})
-    );
+    assert_eq!(reply.body, json!({"code": 0, "message": "success", "data": null}));
 }
 
 pub async fn me_shows_the_profile_without_the_password(api: Api) {
     let (id, token) = api.user("judy").await;
-    let reply = api
-        .call("GET", "/api/v1/users/me", Some(&token), None)
-        .await;
+    let reply = api.call("GET", "/api/v1/users/me", Some(&token), None).await;
     assert_eq!(reply.status, 200);
     let me = &reply.body["data"];
     assert_eq!(me["id"], json!(id));
@@ -231,37 +203,19 @@ pub async fn me_shows_the_profile_without_the_password(api: Api) {
 pub async fn a_user_edits_their_profile_but_not_their_name_or_status(api: Api) {
     let (_, token) = api.user("ken").await;
     let change = json!({"nickname": "Kenny", "avatar": "https://example.com/k.png", "username": "ken", "status": 1});
-    let reply = api
-        .call("PUT", "/api/v1/users/me", Some(&token), Some(change))
-        .await;
+    let reply = api.call("PUT", "/api/v1/users/me", Some(&token), Some(change)).await;
     assert_eq!(reply.status, 200, "{:?}", reply.body);
     assert_eq!(reply.body["data"]["nickname"], json!("Kenny"));
-    assert_eq!(
-        reply.body["data"]["avatar"],
-        json!("https://example.com/k.png")
-    );
-    let me = api
-        .call("GET", "/api/v1/users/me", Some(&token), None)
-        .await;
+    assert_eq!(reply.body["data"]["avatar"], json!("https://example.com/k.png"));
+    let me = api.call("GET", "/api/v1/users/me", Some(&token), None).await;
     assert_eq!(me.body["data"]["nickname"], json!("Kenny"));
 
     let rename = api
-        .call(
-            "PUT",
-            "/api/v1/users/me",
-            Some(&token),
-            Some(json!({"username": "kenneth"})),
-        )
+        .call("PUT", "/api/v1/users/me", Some(&token), Some(json!({"username": "kenneth"})))
         .await;
     assert_error(&rename, 400, "username");
-    let status = api
-        .call(
-            "PUT",
-            "/api/v1/users/me",
-            Some(&token),
-            Some(json!({"status": 0})),
-        )
-        .await;
+    let status =
+        api.call("PUT", "/api/v1/users/me", Some(&token), Some(json!({"status": 0}))).await;
     assert_error(&status, 400, "status");
     let avatar = api
         .call(
@@ -273,12 +227,7 @@ pub async fn a_user_edits_their_profile_but_not_their_name_or_status(api: Api) {
         .await;
     assert_error(&avatar, 400, "avatar");
     let nickname = api
-        .call(
-            "PUT",
-            "/api/v1/users/me",
-            Some(&token),
-            Some(json!({"nickname": "n".repeat(31)})),
-        )
+        .call("PUT", "/api/v1/users/me", Some(&token), Some(json!({"nickname": "n".repeat(31)})))
         .await;
     assert_error(&nickname, 400, "nickname");
 }
@@ -287,12 +236,7 @@ pub async fn an_email_change_keeps_uniqueness(api: Api) {
     let (_, token) = api.user("leo").await;
     api.user("mia").await;
     let taken = api
-        .call(
-            "PUT",
-            "/api/v1/users/me",
-            Some(&token),
-            Some(json!({"email": "MIA@example.com"})),
-        )
+        .call("PUT", "/api/v1/users/me", Some(&token), Some(json!({"email": "MIA@example.com"})))
         .await;
     assert_error(&taken, 400, "email");
     let moved = api
@@ -307,17 +251,11 @@ pub async fn an_email_change_keeps_uniqueness(api: Api) {
     assert_eq!(moved.body["data"]["email"], json!("leo.new@example.com"));
     api.login("leo.new@example.com", PASSWORD).await;
     let old_free = json!({"username": "leo2", "password": PASSWORD, "email": "leo@example.com"});
-    assert_eq!(
-        api.call("POST", "/api/v1/auth/register", None, Some(old_free))
-            .await
-            .status,
-        200
-    );
+    assert_eq!(api.call("POST", "/api/v1/auth/register", None, Some(old_free)).await.status, 200);
     let new_taken =
         json!({"username": "leo3", "password": PASSWORD, "email": "leo.new@example.com"});
     assert_error(
-        &api.call("POST", "/api/v1/auth/register", None, Some(new_taken))
-            .await,
+        &api.call("POST", "/api/v1/auth/register", None, Some(new_taken)).await,
         400,
         "email",
     );
@@ -327,77 +265,34 @@ pub async fn only_administrators_manage_other_accounts(api: Api) {
     let (id, token) = api.user("nina").await;
     let (other, _) = api.user("oscar").await;
     let path = format!("/api/v1/users/{other}");
+    assert_error(&api.call("GET", &path, Some(&token), None).await, 403, "administrator");
     assert_error(
-        &api.call("GET", &path, Some(&token), None).await,
+        &api.call("PUT", &path, Some(&token), Some(json!({"status": 0}))).await,
         403,
         "administrator",
     );
-    assert_error(
-        &api.call("PUT", &path, Some(&token), Some(json!({"status": 0})))
-            .await,
-        403,
-        "administrator",
-    );
-    assert_error(
-        &api.call("DELETE", &path, Some(&token), None).await,
-        403,
-        "administrator",
-    );
+    assert_error(&api.call("DELETE", &path, Some(&token), None).await, 403, "administrator");
     assert_error(&api.call("GET", &path, None, None).await, 401, "token");
 
     let admin = api.admin_token().await;
-    let read = api
-        .call("GET", &format!("/api/v1/users/{id}"), Some(&admin), None)
-        .await;
+    let read = api.call("GET", &format!("/api/v1/users/{id}"), Some(&admin), None).await;
     assert_eq!(read.status, 200);
     assert_eq!(read.body["data"]["username"], json!("nina"));
     let update = json!({"nickname": "N", "roles": ["ROLE_USER", "ROLE_ADMIN"]});
-    let updated = api
-        .call(
-            "PUT",
-            &format!("/api/v1/users/{id}"),
-            Some(&admin),
-            Some(update),
-        )
-        .await;
+    let updated = api.call("PUT", &format!("/api/v1/users/{id}"), Some(&admin), Some(update)).await;
     assert_eq!(updated.status, 200, "{:?}", updated.body);
-    assert_eq!(
-        updated.body["data"]["roles"],
-        json!(["ROLE_USER", "ROLE_ADMIN"])
-    );
+    assert_eq!(updated.body["data"]["roles"], json!(["ROLE_USER", "ROLE_ADMIN"]));
     let promoted = api.call("GET", &path, Some(&token), None).await;
-    assert_eq!(
-        promoted.status, 200,
-        "a promoted user acts as administrator"
-    );
+    assert_eq!(promoted.status, 200, "a promoted user acts as administrator");
 
-    let bad_roles = api
-        .call(
-            "PUT",
-            &path,
-            Some(&admin),
-            Some(json!({"roles": ["ROLE_ROOT"]})),
-        )
-        .await;
+    let bad_roles =
+        api.call("PUT", &path, Some(&admin), Some(json!({"roles": ["ROLE_ROOT"]}))).await;
     assert_error(&bad_roles, 400, "roles");
-    let bad_status = api
-        .call("PUT", &path, Some(&admin), Some(json!({"status": 7})))
-        .await;
+    let bad_status = api.call("PUT", &path, Some(&admin), Some(json!({"status": 7}))).await;
     assert_error(&bad_status, 400, "status");
-    assert_error(
-        &api.call("GET", "/api/v1/users/999999", Some(&admin), None)
-            .await,
-        404,
-        "user",
-    );
-    let missing = api
-        .call(
-            "PUT",
-            "/api/v1/users/999999",
-            Some(&admin),
-            Some(json!({"status": 1})),
-        )
-        .await;
+    assert_error(&api.call("GET", "/api/v1/users/999999", Some(&admin), None).await, 404, "user");
+    let missing =
+        api.call("PUT", "/api/v1/users/999999", Some(&admin), Some(json!({"status": 1}))).await;
     assert_error(&missing, 404, "user");
 }
 
@@ -405,21 +300,9 @@ pub async fn a_disabled_account_is_refused_and_can_be_re_enabled(api: Api) {
     let (id, token) = api.user("pat").await;
     let admin = api.admin_token().await;
     let path = format!("/api/v1/users/{id}");
-    let disabled = api
-        .call("PUT", &path, Some(&admin), Some(json!({"status": 0})))
-        .await;
-    assert_eq!(
-        disabled.body["data"]["status"],
-        json!(0),
-        "{:?}",
-        disabled.body
-    );
-    assert_error(
-        &api.call("GET", "/api/v1/users/me", Some(&token), None)
-            .await,
-        401,
-        "disabled",
-    );
+    let disabled = api.call("PUT", &path, Some(&admin), Some(json!({"status": 0}))).await;
+    assert_eq!(disabled.body["data"]["status"], json!(0), "{:?}", disabled.body);
+    assert_error(&api.call("GET", "/api/v1/users/me", Some(&token), None).await, 401, "disabled");
     let login = api
         .call(
             "POST",
@@ -429,14 +312,8 @@ pub async fn a_disabled_account_is_refused_and_can_be_re_enabled(api: Api) {
         )
         .await;
     assert_error(&login, 401, "disabled");
-    api.call("PUT", &path, Some(&admin), Some(json!({"status": 1})))
-        .await;
-    assert_eq!(
-        api.call("GET", "/api/v1/users/me", Some(&token), None)
-            .await
-            .status,
-        200
-    );
+    api.call("PUT", &path, Some(&admin), Some(json!({"status": 1}))).await;
+    assert_eq!(api.call("GET", "/api/v1/users/me", Some(&token), None).await.status, 200);
     api.login("pat", PASSWORD).await;
 }
 
@@ -445,29 +322,12 @@ pub async fn a_deleted_account_frees_its_name_and_email(api: Api) {
     let admin = api.admin_token().await;
     let path = format!("/api/v1/users/{id}");
     let deleted = api.call("DELETE", &path, Some(&admin), None).await;
-    assert_eq!(
-        deleted.body,
-        json!({"code": 0, "message": "success", "data": null})
-    );
-    assert_error(
-        &api.call("GET", "/api/v1/users/me", Some(&token), None)
-            .await,
-        401,
-        "deleted",
-    );
-    assert_error(
-        &api.call("GET", &path, Some(&admin), None).await,
-        404,
-        "user",
-    );
+    assert_eq!(deleted.body, json!({"code": 0, "message": "success", "data": null}));
+    assert_error(&api.call("GET", "/api/v1/users/me", Some(&token), None).await, 401, "deleted");
+    assert_error(&api.call("GET", &path, Some(&admin), None).await, 404, "user");
     let again = api.call("DELETE", &path, Some(&admin), None).await;
     assert_eq!(again.status, 200, "deleting twice is harmless");
-    assert_eq!(
-        api.call("DELETE", "/api/v1/users/424242", Some(&admin), None)
-            .await
-            .status,
-        200
-    );
+    assert_eq!(api.call("DELETE", "/api/v1/users/424242", Some(&admin), None).await.status, 200);
     let reborn = api.register("quinn").await;
     assert_eq!(reborn.status, 200, "{:?}", reborn.body);
     assert_ne!(reborn.body["data"]["id"], json!(id));
@@ -475,34 +335,21 @@ pub async fn a_deleted_account_frees_its_name_and_email(api: Api) {
 
 pub async fn an_administrator_cannot_disable_or_delete_themselves(api: Api) {
     let admin = api.admin_token().await;
-    let me = api
-        .call("GET", "/api/v1/users/me", Some(&admin), None)
-        .await;
+    let me = api.call("GET", "/api/v1/users/me", Some(&admin), None).await;
     assert_eq!(me.body["data"]["roles"], json!(["ROLE_USER", "ROLE_ADMIN"]));
     assert_eq!(me.body["data"]["username"], json!(ADMIN.0));
     let path = format!("/api/v1/users/{}", me.body["data"]["id"]);
     assert_error(
-        &api.call("PUT", &path, Some(&admin), Some(json!({"status": 0})))
-            .await,
+        &api.call("PUT", &path, Some(&admin), Some(json!({"status": 0}))).await,
         400,
         "own",
     );
     assert_error(
-        &api.call(
-            "PUT",
-            &path,
-            Some(&admin),
-            Some(json!({"roles": ["ROLE_USER"]})),
-        )
-        .await,
+        &api.call("PUT", &path, Some(&admin), Some(json!({"roles": ["ROLE_USER"]}))).await,
         400,
         "own",
     );
-    assert_error(
-        &api.call("DELETE", &path, Some(&admin), None).await,
-        400,
-        "own",
-    );
+    assert_error(&api.call("DELETE", &path, Some(&admin), None).await, 400, "own");
 }
 
 pub async fn bad_tokens_get_401_in_the_account_envelope(api: Api) {
@@ -516,23 +363,14 @@ pub async fn bad_tokens_get_401_in_the_account_envelope(api: Api) {
         let reply = api.call("GET", "/api/v1/users/me", Some(bad), None).await;
         assert_error(&reply, 401, "");
     }
-    let basic = api
-        .raw(
-            "GET",
-            "/api/v1/users/me",
-            &[("authorization", "Basic YTpi")],
-            None,
-        )
-        .await;
+    let basic = api.raw("GET", "/api/v1/users/me", &[("authorization", "Basic YTpi")], None).await;
     assert_error(&basic, 401, "Bearer");
 }
 
 pub async fn path_ids_that_are_not_positive_integers_are_parameter_errors(api: Api) {
     let admin = api.admin_token().await;
     for id in ["abc", "0", "-3", "1.5", "9007199254740992"] {
-        let reply = api
-            .call("GET", &format!("/api/v1/users/{id}"), Some(&admin), None)
-            .await;
+        let reply = api.call("GET", &format!("/api/v1/users/{id}"), Some(&admin), None).await;
         assert_error(&reply, 400, "id");
     }
 }
@@ -548,10 +386,7 @@ pub async fn twenty_simultaneous_registrations_of_one_user_name_give_one_account
         winners,
         1,
         "{:?}",
-        replies
-            .iter()
-            .map(|r| (&r.status, &r.body["message"]))
-            .collect::<Vec<_>>()
+        replies.iter().map(|r| (&r.status, &r.body["message"])).collect::<Vec<_>>()
     );
     assert!(replies.iter().all(|r| r.status == 200 || r.status == 400));
 }
@@ -567,10 +402,7 @@ pub async fn twenty_simultaneous_registrations_of_one_email_give_one_account(api
         winners,
         1,
         "{:?}",
-        replies
-            .iter()
-            .map(|r| (&r.status, &r.body["message"]))
-            .collect::<Vec<_>>()
+        replies.iter().map(|r| (&r.status, &r.body["message"])).collect::<Vec<_>>()
     );
     assert!(replies.iter().all(|r| r.status == 200 || r.status == 400));
 }
@@ -579,23 +411,14 @@ pub async fn preflight_requests_answer_204_for_any_origin(api: Api) {
     let headers = [
         ("origin", "https://somewhere.example"),
         ("access-control-request-method", "PUT"),
-        (
-            "access-control-request-headers",
-            "authorization,content-type",
-        ),
+        ("access-control-request-headers", "authorization,content-type"),
     ];
     let reply = api.raw("OPTIONS", "/api/v1/users/me", &headers, None).await;
     assert_eq!(reply.status, 204);
     assert_eq!(reply.headers["access-control-allow-origin"], "*");
     assert!(reply.headers["access-control-allow-methods"].contains("PUT"));
-    let simple = api
-        .raw(
-            "POST",
-            "/api/v1/auth/login",
-            &[("origin", "https://x.example")],
-            None,
-        )
-        .await;
+    let simple =
+        api.raw("POST", "/api/v1/auth/login", &[("origin", "https://x.example")], None).await;
     assert_eq!(simple.headers["access-control-allow-origin"], "*");
 }
 

@@ -33,10 +33,7 @@ pub struct Reply {
 
 enum Transport {
     InProcess(Router),
-    Http {
-        base: String,
-        client: reqwest::Client,
-    },
+    Http { base: String, client: reqwest::Client },
 }
 
 /// A client of the API under test.
@@ -49,10 +46,7 @@ pub struct Api {
 
 fn test_config() -> Config {
     let vars: HashMap<&str, &str> = HashMap::from([
-        (
-            "BLOG_JWT_SECRET",
-            "test-secret-test-secret-test-secret-0123",
-        ),
+        ("BLOG_JWT_SECRET", "test-secret-test-secret-test-secret-0123"),
         ("BLOG_ADMIN_USERNAME", ADMIN.0),
         ("BLOG_ADMIN_PASSWORD", ADMIN.1),
         ("BLOG_ADMIN_EMAIL", ADMIN.2),
@@ -71,14 +65,12 @@ async fn context_on(table: Arc<dyn Table>) -> AppContext {
 impl Api {
     /// In-process, on a fresh in-memory embedded table.
     pub async fn embedded() -> Api {
-        let table: Arc<dyn Table> = Arc::new(
+        let metered = Arc::new(Metered::new(
             blog_shared::ports::table::embedded::SqliteTable::in_memory().expect("sqlite"),
-        );
+        ));
+        let table: Arc<dyn Table> = metered.clone();
         let ctx = context_on(table.clone()).await;
-        Api {
-            transport: Transport::InProcess(local_gateway::app(ctx)),
-            table,
-        }
+        Api { transport: Transport::InProcess(local_gateway::app(ctx)), table, metered }
     }
 
     /// Over HTTP through the local gateway, on a fresh table in DynamoDB Local
@@ -94,23 +86,18 @@ impl Api {
         ));
         let table: Arc<dyn Table> = metered.clone();
         let ctx = context_on(table.clone()).await;
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let base = format!("http://{}", listener.local_addr().expect("addr"));
         tokio::spawn(local_gateway::serve(listener, ctx, std::future::pending()));
-        Api {
-            transport: Transport::Http {
-                base,
-                client: reqwest::Client::new(),
-            },
-            table,
-        }
+        Api { transport: Transport::Http { base, client: reqwest::Client::new() }, table, metered }
     }
 
     /// Table calls made while `request` runs (the principal cache is warmed first by the
     /// caller when the request is authenticated).
-    pub async fn calls_of<F: std::future::Future<Output = Reply>>(&self, request: F) -> (Reply, CallCounts) {
+    pub async fn calls_of<F: std::future::Future<Output = Reply>>(
+        &self,
+        request: F,
+    ) -> (Reply, CallCounts) {
         self.metered.reset();
         let reply = request.await;
         (reply, self.metered.counts())
@@ -133,8 +120,7 @@ impl Api {
         if body.is_some() {
             headers.push(("content-type", "application/json"));
         }
-        self.raw(method, path, &headers, body.map(|b| b.to_string()))
-            .await
+        self.raw(method, path, &headers, body.map(|b| b.to_string())).await
     }
 
     /// Sends a request with raw headers and body.
@@ -151,19 +137,15 @@ impl Api {
                 for (name, value) in headers {
                     request = request.header(*name, *value);
                 }
-                let request = request
-                    .body(body.map(Body::from).unwrap_or_else(Body::empty))
-                    .unwrap();
+                let request =
+                    request.body(body.map(Body::from).unwrap_or_else(Body::empty)).unwrap();
                 let response = router.clone().oneshot(request).await.unwrap();
                 let status = response.status().as_u16();
                 let headers = response
                     .headers()
                     .iter()
                     .map(|(k, v)| {
-                        (
-                            k.as_str().to_string(),
-                            v.to_str().unwrap_or_default().to_string(),
-                        )
+                        (k.as_str().to_string(), v.to_str().unwrap_or_default().to_string())
                     })
                     .collect();
                 let bytes = response.into_body().collect().await.unwrap().to_bytes();
@@ -188,10 +170,7 @@ impl Api {
                     .headers()
                     .iter()
                     .map(|(k, v)| {
-                        (
-                            k.as_str().to_string(),
-                            v.to_str().unwrap_or_default().to_string(),
-                        )
+                        (k.as_str().to_string(), v.to_str().unwrap_or_default().to_string())
                     })
                     .collect();
                 let bytes = response.bytes().await.unwrap();
@@ -209,16 +188,13 @@ impl Api {
         let body = serde_json::json!({
             "username": username, "password": PASSWORD, "email": format!("{username}@example.com"),
         });
-        self.call("POST", "/api/v1/auth/register", None, Some(body))
-            .await
+        self.call("POST", "/api/v1/auth/register", None, Some(body)).await
     }
 
     /// Logs in and returns the token (panics unless 200).
     pub async fn login(&self, username: &str, password: &str) -> String {
         let body = serde_json::json!({ "username": username, "password": password });
-        let reply = self
-            .call("POST", "/api/v1/auth/login", None, Some(body))
-            .await;
+        let reply = self.call("POST", "/api/v1/auth/login", None, Some(body)).await;
         assert_eq!(reply.status, 200, "login of {username}: {:?}", reply.body);
         reply.body["data"]["token"].as_str().unwrap().to_string()
     }
@@ -239,10 +215,7 @@ impl Api {
 
 fn uuid_like() -> String {
     use std::time::{SystemTime, UNIX_EPOCH};
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos();
     format!("{nanos:x}{:x}", rand_u32())
 }
 

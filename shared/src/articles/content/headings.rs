@@ -21,7 +21,9 @@ pub(super) fn assign_ids(mut events: Vec<Event<'_>>) -> (Vec<Event<'_>>, Vec<Toc
     let mut used: HashSet<String> = events
         .iter()
         .filter_map(|event| match event {
-            Event::Start(Tag::Heading { id: Some(id), .. }) if !id.is_empty() => Some(id.to_string()),
+            Event::Start(Tag::Heading { id: Some(id), .. }) if !id.is_empty() => {
+                Some(id.to_string())
+            }
             _ => None,
         })
         .collect();
@@ -50,11 +52,7 @@ pub(super) fn assign_ids(mut events: Vec<Event<'_>>) -> (Vec<Event<'_>>, Vec<Toc
             classes: Vec::new(),
             attrs: Vec::new(),
         });
-        toc.push(TocEntry {
-            level: level_number(level),
-            title,
-            id,
-        });
+        toc.push(TocEntry { level: level_number(level), title, id });
         index = end;
     }
     (events, toc)

@@ -68,9 +68,7 @@ fn anchor_depth(html: &str, depth: usize) -> usize {
     let bytes = html.as_bytes();
     let is_anchor = |rest: &[u8]| {
         rest.first().is_some_and(|b| b.eq_ignore_ascii_case(&b'a'))
-            && rest
-                .get(1)
-                .is_none_or(|b| b.is_ascii_whitespace() || *b == b'>' || *b == b'/')
+            && rest.get(1).is_none_or(|b| b.is_ascii_whitespace() || *b == b'>' || *b == b'/')
     };
     if bytes.starts_with(b"</") && is_anchor(&bytes[2..]) {
         depth.saturating_sub(1)
@@ -136,15 +134,10 @@ fn trim_trailing(candidate: &str) -> &str {
 /// The host part (up to `/`, `?` or `#`) must be non-empty letters, digits, `-`, `_`, `.` and an
 /// optional `:port`, and must contain a letter or digit.
 fn valid_domain(after_prefix: &str) -> bool {
-    let host = after_prefix
-        .split(['/', '?', '#'])
-        .next()
-        .unwrap_or_default();
+    let host = after_prefix.split(['/', '?', '#']).next().unwrap_or_default();
     !host.is_empty()
         && host.chars().any(char::is_alphanumeric)
-        && host
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'))
+        && host.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'))
 }
 
 #[cfg(test)]

@@ -83,10 +83,5 @@ pub fn render(markdown: &str) -> Rendered {
     let html = sanitize::sanitize(&raw);
 
     let toc_json = serde_json::to_string(&toc).unwrap_or_else(|_| "[]".to_owned());
-    Rendered {
-        html,
-        toc,
-        toc_json,
-        plain_text,
-    }
+    Rendered { html, toc, toc_json, plain_text }
 }

@@ -20,9 +20,39 @@ pub(super) const DROPPED_CONTENT: &[&str] = &[
 ];
 
 const TAGS: &[&str] = &[
-    "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "em", "b", "i", "del", "s",
-    "blockquote", "ul", "ol", "li", "code", "pre", "kbd", "a", "img", "table", "thead", "tbody",
-    "tr", "th", "td", "input", "sup", "sub",
+    "p",
+    "br",
+    "hr",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "strong",
+    "em",
+    "b",
+    "i",
+    "del",
+    "s",
+    "blockquote",
+    "ul",
+    "ol",
+    "li",
+    "code",
+    "pre",
+    "kbd",
+    "a",
+    "img",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "input",
+    "sup",
+    "sub",
 ];
 
 const URL_SCHEMES: &[&str] = &["http", "https", "mailto"];
@@ -99,11 +129,9 @@ fn filter_attribute<'u>(element: &str, attribute: &str, value: &'u str) -> Optio
         ("th" | "td", "align") => ["left", "center", "right"]
             .contains(&value.trim().to_ascii_lowercase().as_str())
             .then(|| Cow::Owned(value.trim().to_ascii_lowercase())),
-        ("ol", "start") => value
-            .trim()
-            .parse::<u32>()
-            .ok()
-            .map(|start| Cow::Owned(start.to_string())),
+        ("ol", "start") => {
+            value.trim().parse::<u32>().ok().map(|start| Cow::Owned(start.to_string()))
+        }
         _ if attribute.starts_with("on") || attribute == "style" => None,
         _ => Some(Cow::Borrowed(value)),
     }
@@ -113,9 +141,7 @@ fn filter_attribute<'u>(element: &str, attribute: &str, value: &'u str) -> Optio
 fn is_language_class(class: &str) -> bool {
     class.strip_prefix("language-").is_some_and(|lang| {
         !lang.is_empty()
-            && lang
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'-'))
+            && lang.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'-'))
     })
 }
 
@@ -129,9 +155,7 @@ fn keep_classes<'u>(value: &'u str, allowed: impl Fn(&str) -> bool) -> Option<Co
 pub(super) fn text_of_html(html: &str) -> String {
     static TEXT_ONLY: LazyLock<Builder<'static>> = LazyLock::new(|| {
         let mut builder = Builder::empty();
-        builder
-            .clean_content_tags(DROPPED_CONTENT.iter().copied().collect())
-            .strip_comments(true);
+        builder.clean_content_tags(DROPPED_CONTENT.iter().copied().collect()).strip_comments(true);
         builder
     });
     // The serialiser escapes exactly these in text nodes.

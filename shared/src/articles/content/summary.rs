@@ -73,10 +73,7 @@ mod tests {
     #[test]
     fn long_text_is_cut_after_the_last_sentence_within_the_limit() {
         let text = "First sentence here. Second sentence is a bit longer! Third one goes past it.";
-        assert_eq!(
-            summarize(text, 60),
-            "First sentence here. Second sentence is a bit longer!"
-        );
+        assert_eq!(summarize(text, 60), "First sentence here. Second sentence is a bit longer!");
     }
 
     #[test]

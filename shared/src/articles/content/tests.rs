@@ -53,7 +53,8 @@ fn angle_bracket_autolinks_and_emails_become_links() {
 
 #[test]
 fn urls_in_code_and_links_are_not_linked_again() {
-    let html = render("`https://a.test` [https://b.test](https://c.test)\n\n    https://d.test\n").html;
+    let html =
+        render("`https://a.test` [https://b.test](https://c.test)\n\n    https://d.test\n").html;
     assert_eq!(html.matches("<a ").count(), 1, "{html}");
     assert!(html.contains("<code>https://a.test</code>"), "{html}");
 }
@@ -61,10 +62,7 @@ fn urls_in_code_and_links_are_not_linked_again() {
 #[test]
 fn fenced_code_keeps_its_language_class() {
     let html = render("```rust\nfn main() {}\n```\n").html;
-    assert_eq!(
-        html,
-        "<pre><code class=\"language-rust\">fn main() {}\n</code></pre>\n"
-    );
+    assert_eq!(html, "<pre><code class=\"language-rust\">fn main() {}\n</code></pre>\n");
 }
 
 #[test]
@@ -84,7 +82,10 @@ fn explicit_heading_id_wins() {
 #[test]
 fn generated_heading_ids_are_github_style_slugs() {
     let rendered = render("# Hello, *World*! `v2`\n");
-    assert_eq!(rendered.html, "<h1 id=\"hello-world-v2\">Hello, <em>World</em>! <code>v2</code></h1>\n");
+    assert_eq!(
+        rendered.html,
+        "<h1 id=\"hello-world-v2\">Hello, <em>World</em>! <code>v2</code></h1>\n"
+    );
 }
 
 #[test]
@@ -99,7 +100,10 @@ fn generated_ids_avoid_explicit_ids_anywhere_in_the_document() {
 
 #[test]
 fn unicode_and_cjk_headings_keep_their_letters() {
-    assert_eq!(ids("# 快速 开始\n## Größe ändern\n# ???\n"), ["快速-开始", "größe-ändern", "section"]);
+    assert_eq!(
+        ids("# 快速 开始\n## Größe ändern\n# ???\n"),
+        ["快速-开始", "größe-ändern", "section"]
+    );
 }
 
 #[test]
@@ -166,10 +170,7 @@ fn plain_text_has_no_markup_and_separates_blocks() {
         "# Title\n\nSome *emphasis* and `code`.<script>alert(1)</script>\n\n\
          | a | b |\n|---|---|\n| 1 | 2 |\n\n![alt text](x.png)\n\n<div><p>raw &amp; html</p></div>\n",
     );
-    assert_eq!(
-        rendered.plain_text,
-        "Title\nSome emphasis and code.\na b\n1 2\nraw & html"
-    );
+    assert_eq!(rendered.plain_text, "Title\nSome emphasis and code.\na b\n1 2\nraw & html");
 }
 
 #[test]

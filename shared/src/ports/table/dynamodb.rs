@@ -40,20 +40,15 @@ const MAX_ITEMS: usize = 100;
 const MAX_ATTEMPTS: u32 = 8;
 /// Cancellation reasons of a transaction worth retrying (the first: a concurrent transaction on
 /// one of the items).
-const RETRYABLE: [&str; 3] = [
-    "TransactionConflict",
-    "ThrottlingError",
-    "ProvisionedThroughputExceeded",
-];
+const RETRYABLE: [&str; 3] =
+    ["TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"];
 const TOTAL: ReturnConsumedCapacity = ReturnConsumedCapacity::Total;
 
 /// Sends the attribute names and values of an [`Expr`] with a request or transaction item.
 macro_rules! with_parts {
     ($builder:expr, $expr:expr) => {{
         let (names, values) = $expr.into_parts();
-        ($builder)
-            .set_expression_attribute_names(names)
-            .set_expression_attribute_values(values)
+        ($builder).set_expression_attribute_names(names).set_expression_attribute_values(values)
     }};
 }
 
@@ -93,11 +88,7 @@ impl DynamoTable {
     /// An adapter for the table `table_name` through `client`.
     pub fn new(client: Client, table_name: impl Into<String>) -> Self {
         let table = table_name.into();
-        Self {
-            client,
-            table,
-            usage: Arc::default(),
-        }
+        Self { client, table, usage: Arc::default() }
     }
 
     /// An adapter built from the shared SDK configuration; `endpoint` overrides the endpoint of
@@ -156,10 +147,7 @@ impl DynamoTable {
         let mut x = Expr::new(now);
         let item = TransactWriteItem::builder();
         let item = match write {
-            Write::Put {
-                item: put,
-                condition,
-            } => {
+            Write::Put { item: put, condition } => {
                 let condition = condition.as_ref().and_then(|c| x.condition(c));
                 let put = Put::builder()
                     .table_name(&self.table)
@@ -167,11 +155,7 @@ impl DynamoTable {
                     .set_condition_expression(condition);
                 item.put(with_parts!(put, x).build().map_err(build_error)?)
             }
-            Write::Update {
-                key,
-                update,
-                condition,
-            } => {
+            Write::Update { key, update, condition } => {
                 let Some(expression) = x.update(update)? else {
                     let message = format!("a transaction may not update {key} with no change");
                     return Err(TableError::Invalid(message));
@@ -210,10 +194,7 @@ impl DynamoTable {
 }
 
 fn key_attrs(key: &Key) -> HashMap<String, Av> {
-    HashMap::from([
-        (PK.to_owned(), Av::S(key.pk.clone())),
-        (SK.to_owned(), Av::S(key.sk.clone())),
-    ])
+    HashMap::from([(PK.to_owned(), Av::S(key.pk.clone())), (SK.to_owned(), Av::S(key.sk.clone()))])
 }
 
 /// Refuses more than [`MAX_ITEMS`] keys or a key named twice (as DynamoDB does).
@@ -303,10 +284,7 @@ impl Table for DynamoTable {
             .map_err(|e| failure("GetItem", e))?;
         self.consumed(false, out.consumed_capacity());
         let now = now_epoch_seconds();
-        Ok(out
-            .item
-            .map(Item::from)
-            .filter(|item| !is_expired(item, now)))
+        Ok(out.item.map(Item::from).filter(|item| !is_expired(item, now)))
     }
 
     async fn get_many(&self, keys: &[Key]) -> Result<Vec<Item>, TableError> {
@@ -423,10 +401,7 @@ impl Table for DynamoTable {
         match with_parts!(request, x).send().await {
             Ok(out) => {
                 self.consumed(true, out.consumed_capacity());
-                Ok(out
-                    .attributes
-                    .map(Item::from)
-                    .filter(|old| !is_expired(old, now)))
+                Ok(out.attributes.map(Item::from).filter(|old| !is_expired(old, now)))
             }
             Err(e) if is_condition_failure(&e) => Err(TableError::ConditionFailed),
             Err(e) => Err(failure("DeleteItem", e)),
@@ -448,41 +423,21 @@ impl Table for DynamoTable {
             .key_condition_expression(key_condition)
             .filter_expression(x.unexpired())
             .scan_index_forward(!query.descending)
-            .set_limit(
-                query
-                    .limit
-                    .map(|limit| i32::try_from(limit).unwrap_or(i32::MAX)),
-            )
+            .set_limit(query.limit.map(|limit| i32::try_from(limit).unwrap_or(i32::MAX)))
             .set_exclusive_start_key(query.start_after.map(Into::into))
             .return_consumed_capacity(TOTAL);
         self.called();
-        let out = with_parts!(request, x)
-            .send()
-            .await
-            .map_err(|e| failure("Query", e))?;
+        let out = with_parts!(request, x).send().await.map_err(|e| failure("Query", e))?;
         self.consumed(false, out.consumed_capacity());
-        let items = out
-            .items
-            .unwrap_or_default()
-            .into_iter()
-            .map(Item::from)
-            .collect();
-        Ok(QueryPage {
-            items,
-            next: out.last_evaluated_key.map(Item::from),
-        })
+        let items = out.items.unwrap_or_default().into_iter().map(Item::from).collect();
+        Ok(QueryPage { items, next: out.last_evaluated_key.map(Item::from) })
     }
 
     async fn transact(&self, writes: Vec<Write>) -> Result<(), TableError> {
         if writes.is_empty() {
-            return Err(invalid(format!(
-                "a transaction takes 1 to {MAX_ITEMS} writes"
-            )));
+            return Err(invalid(format!("a transaction takes 1 to {MAX_ITEMS} writes")));
         }
-        let keys = writes
-            .iter()
-            .map(write_key)
-            .collect::<Result<Vec<_>, _>>()?;
+        let keys = writes.iter().map(write_key).collect::<Result<Vec<_>, _>>()?;
         distinct_keys(keys, "transaction")?;
         for attempt in 0..MAX_ATTEMPTS {
             let now = now_epoch_seconds();
@@ -524,10 +479,7 @@ impl Table for DynamoTable {
             if !retry {
                 return Err(failure("TransactWriteItems", error));
             }
-            tracing::debug!(
-                attempt,
-                "transaction cancelled by a conflict or throttling; retrying"
-            );
+            tracing::debug!(attempt, "transaction cancelled by a conflict or throttling; retrying");
             backoff(attempt).await;
         }
         let error = anyhow!("TransactWriteItems: still conflicting after {MAX_ATTEMPTS} attempts");
@@ -536,14 +488,7 @@ impl Table for DynamoTable {
 
     async fn ping(&self) -> Result<(), TableError> {
         self.called();
-        let described = self
-            .client
-            .describe_table()
-            .table_name(&self.table)
-            .send()
-            .await;
-        described
-            .map(|_| ())
-            .map_err(|e| failure("DescribeTable", e))
+        let described = self.client.describe_table().table_name(&self.table).send().await;
+        described.map(|_| ()).map_err(|e| failure("DescribeTable", e))
     }
 }

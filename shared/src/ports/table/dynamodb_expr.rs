@@ -24,12 +24,7 @@ pub(super) type Parts = (Option<HashMap<String, String>>, Option<HashMap<String,
 impl Expr {
     /// Placeholders for a request evaluated at `now` (epoch seconds).
     pub(super) fn new(now: i64) -> Self {
-        Self {
-            now,
-            names: HashMap::new(),
-            values: HashMap::new(),
-            next_value: 0,
-        }
+        Self { now, names: HashMap::new(), values: HashMap::new(), next_value: 0 }
     }
 
     /// The placeholder of an attribute name (one per distinct name).
@@ -52,9 +47,7 @@ impl Expr {
 
     /// A placeholder with a fixed name, inserted once.
     fn fixed(&mut self, placeholder: &str, value: impl FnOnce() -> Av) -> String {
-        self.values
-            .entry(placeholder.to_owned())
-            .or_insert_with(value);
+        self.values.entry(placeholder.to_owned()).or_insert_with(value);
         placeholder.to_owned()
     }
 
@@ -212,10 +205,7 @@ mod tests {
     #[test]
     fn renders_conditions_with_placeholders() {
         let mut x = Expr::new(100);
-        let c = Condition::All(vec![
-            Condition::NotExists,
-            Condition::equals("status", s("a")),
-        ]);
+        let c = Condition::All(vec![Condition::NotExists, Condition::equals("status", s("a"))]);
         let rendered = x.condition(&c).unwrap_or_default();
         assert_eq!(
             rendered,

@@ -38,18 +38,10 @@ impl DynamoTable {
     /// `gsi2` on `gsiNpk`/`gsiNsk` projecting every attribute; on-demand billing), waits until
     /// it and its indexes are active, and enables TTL on `expiresAt`.
     pub async fn create_table_if_missing(&self) -> anyhow::Result<()> {
-        let described = self
-            .client
-            .describe_table()
-            .table_name(&self.table)
-            .send()
-            .await;
+        let described = self.client.describe_table().table_name(&self.table).send().await;
         match described {
             Ok(_) => {}
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|e| e.is_resource_not_found_exception()) =>
-            {
+            Err(e) if e.as_service_error().is_some_and(|e| e.is_resource_not_found_exception()) => {
                 self.create_table().await?
             }
             Err(e) => bail!("DescribeTable {}: {}", self.table, DisplayErrorContext(e)),
@@ -60,10 +52,7 @@ impl DynamoTable {
             .update_time_to_live()
             .table_name(&self.table)
             .time_to_live_specification(
-                TimeToLiveSpecification::builder()
-                    .enabled(true)
-                    .attribute_name(TTL)
-                    .build()?,
+                TimeToLiveSpecification::builder().enabled(true).attribute_name(TTL).build()?,
             )
             .send()
             .await;
@@ -93,9 +82,7 @@ impl DynamoTable {
                         .index_name(name)
                         .set_key_schema(Some(key_schema(pk, sk)?))
                         .projection(
-                            Projection::builder()
-                                .projection_type(ProjectionType::All)
-                                .build(),
+                            Projection::builder().projection_type(ProjectionType::All).build(),
                         )
                         .build()?,
                 );
@@ -112,11 +99,7 @@ impl DynamoTable {
             .send()
             .await;
         match created {
-            Err(e)
-                if !e
-                    .as_service_error()
-                    .is_some_and(|e| e.is_resource_in_use_exception()) =>
-            {
+            Err(e) if !e.as_service_error().is_some_and(|e| e.is_resource_in_use_exception()) => {
                 bail!("CreateTable {}: {}", self.table, DisplayErrorContext(e))
             }
             _ => Ok(()),
@@ -126,12 +109,7 @@ impl DynamoTable {
     async fn wait_until_active(&self) -> anyhow::Result<()> {
         let deadline = Instant::now() + ACTIVE_TIMEOUT;
         loop {
-            let described = self
-                .client
-                .describe_table()
-                .table_name(&self.table)
-                .send()
-                .await;
+            let described = self.client.describe_table().table_name(&self.table).send().await;
             let table = described
                 .map_err(|e| anyhow!("DescribeTable {}: {}", self.table, DisplayErrorContext(e)))?
                 .table
@@ -144,10 +122,7 @@ impl DynamoTable {
                 return Ok(());
             }
             if Instant::now() > deadline {
-                bail!(
-                    "table {} is not active after {ACTIVE_TIMEOUT:?}",
-                    self.table
-                );
+                bail!("table {} is not active after {ACTIVE_TIMEOUT:?}", self.table);
             }
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
@@ -157,13 +132,7 @@ impl DynamoTable {
 /// A hash + range key schema.
 fn key_schema(pk: &str, sk: &str) -> Result<Vec<KeySchemaElement>, BuildError> {
     let element = |name: &str, key_type| {
-        KeySchemaElement::builder()
-            .attribute_name(name)
-            .key_type(key_type)
-            .build()
+        KeySchemaElement::builder().attribute_name(name).key_type(key_type).build()
     };
-    Ok(vec![
-        element(pk, KeyType::Hash)?,
-        element(sk, KeyType::Range)?,
-    ])
+    Ok(vec![element(pk, KeyType::Hash)?, element(sk, KeyType::Range)?])
 }

@@ -65,9 +65,7 @@ impl SqliteTable {
             "DELETE FROM items WHERE expires_at IS NOT NULL AND expires_at <= ?1",
             params![now_epoch_seconds()],
         )?;
-        Ok(Self {
-            conn: Arc::new(Mutex::new(conn)),
-        })
+        Ok(Self { conn: Arc::new(Mutex::new(conn)) })
     }
 
     /// Runs `f` on the connection on the blocking thread pool.
@@ -91,20 +89,12 @@ impl SqliteTable {
     /// in one `BEGIN IMMEDIATE` transaction. Returns, per write, what a single-item call returns:
     /// the new item of an update, the deleted (unexpired) item of a delete, `None` otherwise.
     async fn commit(&self, writes: Vec<Write>) -> Result<Vec<Option<Item>>, TableError> {
-        let keys = writes
-            .iter()
-            .map(write_key)
-            .collect::<Result<Vec<_>, _>>()?;
+        let keys = writes.iter().map(write_key).collect::<Result<Vec<_>, _>>()?;
         distinct_keys(&keys, "transaction")?;
         self.run(move |conn| {
-            let (tx, now) = (
-                conn.transaction_with_behavior(Immediate).map_err(db)?,
-                now_epoch_seconds(),
-            );
-            let stored = keys
-                .iter()
-                .map(|k| load(&tx, k))
-                .collect::<Result<Vec<_>, _>>()?;
+            let (tx, now) =
+                (conn.transaction_with_behavior(Immediate).map_err(db)?, now_epoch_seconds());
+            let stored = keys.iter().map(|k| load(&tx, k)).collect::<Result<Vec<_>, _>>()?;
             let failed: Vec<usize> = (0..writes.len())
                 .filter(|&i| {
                     let current = stored[i].as_ref().filter(|item| !is_expired(item, now));
@@ -153,8 +143,7 @@ impl Table for SqliteTable {
     async fn get(&self, key: &Key) -> Result<Option<Item>, TableError> {
         check_key(key)?;
         let key = key.clone();
-        self.run(move |conn| Ok(live(load(conn, &key)?, now_epoch_seconds())))
-            .await
+        self.run(move |conn| Ok(live(load(conn, &key)?, now_epoch_seconds()))).await
     }
 
     async fn get_many(&self, keys: &[Key]) -> Result<Vec<Item>, TableError> {
@@ -172,9 +161,7 @@ impl Table for SqliteTable {
     }
 
     async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), TableError> {
-        self.single(Write::Put { item, condition })
-            .await
-            .map(|_| ())
+        self.single(Write::Put { item, condition }).await.map(|_| ())
     }
 
     async fn update(
@@ -183,11 +170,7 @@ impl Table for SqliteTable {
         update: Update,
         condition: Option<Condition>,
     ) -> Result<Item, TableError> {
-        let write = Write::Update {
-            key: key.clone(),
-            update,
-            condition,
-        };
+        let write = Write::Update { key: key.clone(), update, condition };
         let item = self.single(write).await?;
         item.ok_or_else(|| TableError::Backend(anyhow::anyhow!("update of {key} returned nothing")))
     }
@@ -197,11 +180,7 @@ impl Table for SqliteTable {
         key: &Key,
         condition: Option<Condition>,
     ) -> Result<Option<Item>, TableError> {
-        self.single(Write::Delete {
-            key: key.clone(),
-            condition,
-        })
-        .await
+        self.single(Write::Delete { key: key.clone(), condition }).await
     }
 
     async fn query(&self, query: Query) -> Result<QueryPage, TableError> {
@@ -215,9 +194,8 @@ impl Table for SqliteTable {
             for row in rows.map_err(db)? {
                 let item = decode(&row.map_err(db)?)?;
                 evaluated += 1;
-                let key = key_attrs
-                    .iter()
-                    .filter_map(|&a| Some((a.to_string(), item.get(a)?.clone())));
+                let key =
+                    key_attrs.iter().filter_map(|&a| Some((a.to_string(), item.get(a)?.clone())));
                 last = Item::from(key.collect::<HashMap<_, _>>());
                 if !is_expired(&item, now) {
                     page.items.push(item);
@@ -234,16 +212,13 @@ impl Table for SqliteTable {
 
     async fn transact(&self, writes: Vec<Write>) -> Result<(), TableError> {
         if writes.is_empty() || writes.len() > MAX_ITEMS {
-            return Err(invalid(format!(
-                "a transaction takes 1 to {MAX_ITEMS} writes"
-            )));
+            return Err(invalid(format!("a transaction takes 1 to {MAX_ITEMS} writes")));
         }
         self.commit(writes).await.map(|_| ())
     }
 
     async fn ping(&self) -> Result<(), TableError> {
-        self.run(|conn| conn.query_row("SELECT 1", [], |_| Ok(())).map_err(db))
-            .await
+        self.run(|conn| conn.query_row("SELECT 1", [], |_| Ok(())).map_err(db)).await
     }
 }
 
@@ -262,13 +237,10 @@ fn decode(json: &str) -> Result<Item, TableError> {
 
 /// The stored item of `key`, expired or not.
 fn load(conn: &Connection, key: &Key) -> Result<Option<Item>, TableError> {
-    let mut stmt = conn
-        .prepare_cached("SELECT item FROM items WHERE pk = ?1 AND sk = ?2")
-        .map_err(db)?;
-    let json: Option<String> = stmt
-        .query_row(params![key.pk, key.sk], |r| r.get(0))
-        .optional()
-        .map_err(db)?;
+    let mut stmt =
+        conn.prepare_cached("SELECT item FROM items WHERE pk = ?1 AND sk = ?2").map_err(db)?;
+    let json: Option<String> =
+        stmt.query_row(params![key.pk, key.sk], |r| r.get(0)).optional().map_err(db)?;
     json.as_deref().map(decode).transpose()
 }
 
@@ -285,9 +257,7 @@ fn store(conn: &Connection, key: &Key, item: &Item) -> Result<(), TableError> {
         let value = |attr: &str| match item.get(attr) {
             None => Ok(None),
             Some(AttributeValue::S(v)) if !v.is_empty() => Ok(Some(v.clone())),
-            Some(_) => Err(invalid(format!(
-                "index key {attr} must be a non-empty string"
-            ))),
+            Some(_) => Err(invalid(format!("index key {attr} must be a non-empty string"))),
         };
         let (p, s) = (value(p)?, value(s)?);
         let both = p.is_some() && s.is_some();
@@ -304,17 +274,14 @@ fn store(conn: &Connection, key: &Key, item: &Item) -> Result<(), TableError> {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         )
         .map_err(db)?;
-    stmt.execute(params![
-        key.pk, key.sk, json, expires_at, index[0], index[1], index[2], index[3]
-    ])
-    .map_err(db)?;
+    stmt.execute(params![key.pk, key.sk, json, expires_at, index[0], index[1], index[2], index[3]])
+        .map_err(db)?;
     Ok(())
 }
 
 fn remove(conn: &Connection, key: &Key) -> Result<(), TableError> {
-    let mut stmt = conn
-        .prepare_cached("DELETE FROM items WHERE pk = ?1 AND sk = ?2")
-        .map_err(db)?;
+    let mut stmt =
+        conn.prepare_cached("DELETE FROM items WHERE pk = ?1 AND sk = ?2").map_err(db)?;
     stmt.execute(params![key.pk, key.sk]).map_err(db)?;
     Ok(())
 }
@@ -363,9 +330,7 @@ fn check_update(update: &Update) -> Result<(), TableError> {
     let mut seen = HashSet::new();
     for name in names {
         if name == PK || name == SK {
-            return Err(invalid(format!(
-                "an update cannot change the key attribute {name}"
-            )));
+            return Err(invalid(format!("an update cannot change the key attribute {name}")));
         }
         if !seen.insert(name) {
             return Err(invalid(format!("an update names {name} twice")));
@@ -377,10 +342,7 @@ fn check_update(update: &Update) -> Result<(), TableError> {
 /// The item after `update`, starting from the stored item (even expired) or from the key.
 fn apply(stored: Option<Item>, key: &Key, update: &Update) -> Result<Item, TableError> {
     let mut item = stored.unwrap_or_else(|| {
-        Item::from(HashMap::from([
-            (PK.to_string(), s(&key.pk)),
-            (SK.to_string(), s(&key.sk)),
-        ]))
+        Item::from(HashMap::from([(PK.to_string(), s(&key.pk)), (SK.to_string(), s(&key.sk))]))
     });
     for (name, value) in &update.set {
         item.insert(name.clone(), value.clone());
@@ -454,10 +416,7 @@ fn compare(a: &str, b: &str) -> Option<Ordering> {
 fn add(number: &str, delta: i64) -> Option<String> {
     match number.parse::<i128>() {
         Ok(n) => n.checked_add(delta.into()).map(|sum| sum.to_string()),
-        Err(_) => number
-            .parse::<f64>()
-            .ok()
-            .map(|n| (n + delta as f64).to_string()),
+        Err(_) => number.parse::<f64>().ok().map(|n| (n + delta as f64).to_string()),
     }
 }
 
@@ -493,32 +452,22 @@ fn query_sql(query: &Query) -> Result<(String, Vec<String>, Vec<&'static str>), 
         ),
     }
     // Order (and resume) by the index sort key, then by the table key to break ties.
-    let order: Vec<&'static str> = if query.index == Index::Primary {
-        vec![SK]
-    } else {
-        vec![s, PK, SK]
-    };
+    let order: Vec<&'static str> =
+        if query.index == Index::Primary { vec![SK] } else { vec![s, PK, SK] };
     if let Some(start) = &query.start_after {
         let values = order
             .iter()
             .map(|a| match start.get(*a) {
                 Some(AttributeValue::S(v)) => Ok(v),
-                _ => Err(invalid(format!(
-                    "start_after needs the string attribute {a}"
-                ))),
+                _ => Err(invalid(format!("start_after needs the string attribute {a}"))),
             })
             .collect::<Result<Vec<_>, _>>()?;
         let marks = vec!["?"; order.len()].join(", ");
         let op = if query.descending { "<" } else { ">" };
-        push(
-            format!(" AND ({}) {op} ({marks})", order.join(", ")),
-            &values,
-        );
+        push(format!(" AND ({}) {op} ({marks})", order.join(", ")), &values);
     }
     if args.iter().any(String::is_empty) {
-        return Err(invalid(
-            "key condition values may not be empty (as in DynamoDB)",
-        ));
+        return Err(invalid("key condition values may not be empty (as in DynamoDB)"));
     }
     let direction = if query.descending { "DESC" } else { "ASC" };
     let columns: Vec<String> = order.iter().map(|c| format!("{c} {direction}")).collect();

@@ -59,7 +59,15 @@ impl Metered {
     /// The calls counted so far.
     pub fn counts(&self) -> CallCounts {
         let c = |i: usize| self.counters.0[i].load(Ordering::Relaxed);
-        CallCounts { get: c(0), get_many: c(1), put: c(2), update: c(3), delete: c(4), query: c(5), transact: c(6) }
+        CallCounts {
+            get: c(0),
+            get_many: c(1),
+            put: c(2),
+            update: c(3),
+            delete: c(4),
+            query: c(5),
+            transact: c(6),
+        }
     }
 
     /// Starts counting from zero.
@@ -94,12 +102,21 @@ impl Table for Metered {
         self.inner.put(item, condition).await
     }
 
-    async fn update(&self, key: &Key, update: Update, condition: Option<Condition>) -> Result<Item, TableError> {
+    async fn update(
+        &self,
+        key: &Key,
+        update: Update,
+        condition: Option<Condition>,
+    ) -> Result<Item, TableError> {
         self.count(3);
         self.inner.update(key, update, condition).await
     }
 
-    async fn delete(&self, key: &Key, condition: Option<Condition>) -> Result<Option<Item>, TableError> {
+    async fn delete(
+        &self,
+        key: &Key,
+        condition: Option<Condition>,
+    ) -> Result<Option<Item>, TableError> {
         self.count(4);
         self.inner.delete(key, condition).await
     }

@@ -79,10 +79,7 @@ pub struct Key {
 impl Key {
     /// A key from its two parts.
     pub fn new(pk: impl Into<String>, sk: impl Into<String>) -> Self {
-        Self {
-            pk: pk.into(),
-            sk: sk.into(),
-        }
+        Self { pk: pk.into(), sk: sk.into() }
     }
 
     /// The key of a stored item (`None` when `pk` or `sk` is missing or not a string).
@@ -250,21 +247,11 @@ pub struct QueryPage {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Write {
     /// Put (create or replace) an item.
-    Put {
-        item: Item,
-        condition: Option<Condition>,
-    },
+    Put { item: Item, condition: Option<Condition> },
     /// Update an item.
-    Update {
-        key: Key,
-        update: Update,
-        condition: Option<Condition>,
-    },
+    Update { key: Key, update: Update, condition: Option<Condition> },
     /// Delete an item.
-    Delete {
-        key: Key,
-        condition: Option<Condition>,
-    },
+    Delete { key: Key, condition: Option<Condition> },
     /// Only check a condition on an item.
     Check { key: Key, condition: Condition },
 }

@@ -27,13 +27,17 @@ const MISSING: &str = "category does not exist";
 const ATTEMPTS: usize = 5;
 
 /// GET /tree.
-pub async fn tree(State(ctx): State<AppContext>) -> Result<TaxonomyOk<Vec<CategoryView>>, TaxonomyError> {
+pub async fn tree(
+    State(ctx): State<AppContext>,
+) -> Result<TaxonomyOk<Vec<CategoryView>>, TaxonomyError> {
     let snapshot = repo::snapshot(ctx.table.as_ref()).await?;
     Ok(TaxonomyOk(model::tree(snapshot.categories)))
 }
 
 /// GET the base path: flat list by `sortOrder`.
-pub async fn list(State(ctx): State<AppContext>) -> Result<TaxonomyOk<Vec<CategoryView>>, TaxonomyError> {
+pub async fn list(
+    State(ctx): State<AppContext>,
+) -> Result<TaxonomyOk<Vec<CategoryView>>, TaxonomyError> {
     let mut categories = repo::snapshot(ctx.table.as_ref()).await?.categories;
     model::sort(&mut categories);
     Ok(TaxonomyOk(categories.iter().map(CategoryRecord::view).collect()))
@@ -65,7 +69,11 @@ pub struct CategoryInput {
 
 impl CategoryInput {
     /// Applies the given fields to `category`, validating each against `snapshot`.
-    fn apply(&self, category: &mut CategoryRecord, snapshot: &repo::Snapshot) -> Result<(), TaxonomyError> {
+    fn apply(
+        &self,
+        category: &mut CategoryRecord,
+        snapshot: &repo::Snapshot,
+    ) -> Result<(), TaxonomyError> {
         let invalid = TaxonomyError::Param;
         if let Some(name) = &self.name {
             category.name = fields::name(name, 50).map_err(invalid)?;
@@ -104,8 +112,12 @@ impl CategoryInput {
 
 fn write_error(error: WriteError) -> TaxonomyError {
     match error {
-        WriteError::SlugTaken => TaxonomyError::Conflict("slug is already used by another category".into()),
-        WriteError::Stale => TaxonomyError::Conflict("categories changed concurrently, please retry".into()),
+        WriteError::SlugTaken => {
+            TaxonomyError::Conflict("slug is already used by another category".into())
+        }
+        WriteError::Stale => {
+            TaxonomyError::Conflict("categories changed concurrently, please retry".into())
+        }
         WriteError::Table(error) => error.into(),
     }
 }
@@ -157,7 +169,8 @@ pub async fn update(
     let table = ctx.table.as_ref();
     for _ in 0..ATTEMPTS {
         let snapshot = repo::snapshot(table).await?;
-        let before = snapshot.find(id).cloned().ok_or_else(|| TaxonomyError::NotFound(MISSING.into()))?;
+        let before =
+            snapshot.find(id).cloned().ok_or_else(|| TaxonomyError::NotFound(MISSING.into()))?;
         let mut after = before.clone();
         input.apply(&mut after, &snapshot)?;
         after.update_time = crate::time::now_string();

@@ -91,7 +91,9 @@ pub fn tree(mut categories: Vec<CategoryRecord>) -> Vec<CategoryView> {
     ) -> CategoryView {
         let mut view = node.view();
         let kids = match children.get(&Some(node.id)) {
-            Some(kids) if depth < 64 => kids.iter().map(|k| build(k, children, depth + 1)).collect(),
+            Some(kids) if depth < 64 => {
+                kids.iter().map(|k| build(k, children, depth + 1)).collect()
+            }
             _ => Vec::new(),
         };
         view.children = Some(kids);
@@ -172,7 +174,8 @@ mod tests {
 
     #[test]
     fn descendants_are_found_through_every_level() {
-        let categories = vec![category(1, None, 0), category(2, Some(1), 0), category(3, Some(2), 0)];
+        let categories =
+            vec![category(1, None, 0), category(2, Some(1), 0), category(3, Some(2), 0)];
         assert!(is_self_or_descendant(&categories, 1, 1));
         assert!(is_self_or_descendant(&categories, 1, 3));
         assert!(!is_self_or_descendant(&categories, 3, 1));

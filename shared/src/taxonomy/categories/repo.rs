@@ -70,7 +70,10 @@ pub async fn snapshot(table: &dyn Table) -> Result<Snapshot, TableError> {
 }
 
 /// Reads one category by slug (marker, then category).
-pub async fn find_by_slug(table: &dyn Table, slug: &str) -> Result<Option<CategoryRecord>, TableError> {
+pub async fn find_by_slug(
+    table: &dyn Table,
+    slug: &str,
+) -> Result<Option<CategoryRecord>, TableError> {
     let Some(marker) = table.get(&slug_key(slug)).await? else {
         return Ok(None);
     };
@@ -91,12 +94,13 @@ pub async fn new_id(table: &dyn Table) -> Result<u64, TableError> {
 }
 
 fn bump_version(version: i64) -> Write {
-    let condition = if version == 0 {
-        Condition::NotExists
-    } else {
-        Condition::equals("version", n(version))
-    };
-    Write::Update { key: meta_key(), update: Update::new().add("version", 1), condition: Some(condition) }
+    let condition =
+        if version == 0 { Condition::NotExists } else { Condition::equals("version", n(version)) };
+    Write::Update {
+        key: meta_key(),
+        update: Update::new().add("version", 1),
+        condition: Some(condition),
+    }
 }
 
 fn slug_marker(slug: &str, id: u64) -> Write {
@@ -113,10 +117,16 @@ fn child_count(parent: u64, delta: i64) -> Write {
     }
 }
 
-async fn commit(table: &dyn Table, writes: Vec<Write>, slug_at: Option<usize>) -> Result<(), WriteError> {
+async fn commit(
+    table: &dyn Table,
+    writes: Vec<Write>,
+    slug_at: Option<usize>,
+) -> Result<(), WriteError> {
     match table.transact(writes).await {
         Ok(()) => Ok(()),
-        Err(TableError::TransactionCancelled { failed }) if slug_at.is_some_and(|i| failed.contains(&i)) => {
+        Err(TableError::TransactionCancelled { failed })
+            if slug_at.is_some_and(|i| failed.contains(&i)) =>
+        {
             Err(WriteError::SlugTaken)
         }
         Err(TableError::TransactionCancelled { .. }) => Err(WriteError::Stale),
@@ -125,7 +135,11 @@ async fn commit(table: &dyn Table, writes: Vec<Write>, slug_at: Option<usize>) -
 }
 
 /// Stores a new category, its slug marker and its parent's child count.
-pub async fn create(table: &dyn Table, version: i64, category: &CategoryRecord) -> Result<(), WriteError> {
+pub async fn create(
+    table: &dyn Table,
+    version: i64,
+    category: &CategoryRecord,
+) -> Result<(), WriteError> {
     let mut writes = vec![
         bump_version(version),
         Write::Put {
@@ -175,7 +189,11 @@ pub async fn update(
 }
 
 /// Deletes a category that has no subcategories and no articles (checked atomically).
-pub async fn delete(table: &dyn Table, version: i64, category: &CategoryRecord) -> Result<(), WriteError> {
+pub async fn delete(
+    table: &dyn Table,
+    version: i64,
+    category: &CategoryRecord,
+) -> Result<(), WriteError> {
     let unused = Condition::All(vec![
         Condition::equals("childCount", n(0)),
         Condition::equals("refCount", n(0)),

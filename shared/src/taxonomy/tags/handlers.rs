@@ -39,7 +39,11 @@ pub struct ListQuery {
     limit: Option<i64>,
 }
 
-async fn sorted(ctx: &AppContext, order: TagOrder, limit: Option<usize>) -> Result<Vec<TagView>, TaxonomyError> {
+async fn sorted(
+    ctx: &AppContext,
+    order: TagOrder,
+    limit: Option<usize>,
+) -> Result<Vec<TagView>, TaxonomyError> {
     let mut tags = repo::all(ctx.table.as_ref()).await?;
     model::sort(&mut tags, order);
     Ok(tags.iter().take(limit.unwrap_or(usize::MAX)).map(TagRecord::view).collect())
@@ -114,7 +118,9 @@ impl TagInput {
 
 fn write_error(error: WriteError) -> TaxonomyError {
     match error {
-        WriteError::SlugTaken => TaxonomyError::Conflict("slug is already used by another tag".into()),
+        WriteError::SlugTaken => {
+            TaxonomyError::Conflict("slug is already used by another tag".into())
+        }
         WriteError::Missing => TaxonomyError::NotFound(MISSING.into()),
         WriteError::Table(error) => error.into(),
     }
@@ -154,7 +160,8 @@ pub async fn update(
     JsonBody(input, ..): Body<TagInput>,
 ) -> Result<TaxonomyOk<TagView>, TaxonomyError> {
     let table = ctx.table.as_ref();
-    let before = repo::find(table, id).await?.ok_or_else(|| TaxonomyError::NotFound(MISSING.into()))?;
+    let before =
+        repo::find(table, id).await?.ok_or_else(|| TaxonomyError::NotFound(MISSING.into()))?;
     let mut after = before.clone();
     input.apply(&mut after)?;
     after.update_time = crate::time::now_string();
@@ -170,7 +177,8 @@ pub async fn delete(
     PathId(id, ..): PathId<TaxonomyError>,
 ) -> Result<TaxonomyOk<()>, TaxonomyError> {
     let table = ctx.table.as_ref();
-    let tag = repo::find(table, id).await?.ok_or_else(|| TaxonomyError::NotFound(MISSING.into()))?;
+    let tag =
+        repo::find(table, id).await?.ok_or_else(|| TaxonomyError::NotFound(MISSING.into()))?;
     repo::delete(table, &tag).await.map_err(write_error)?;
     Ok(TaxonomyOk(()))
 }

@@ -68,10 +68,18 @@ pub enum TagOrder {
 /// Sorts tags in `order`; ties fall back to the id so the order is stable.
 pub fn sort(tags: &mut [TagRecord], order: TagOrder) {
     match order {
-        TagOrder::ArticleCount => tags.sort_by(|a, b| b.article_count.cmp(&a.article_count).then(a.id.cmp(&b.id))),
-        TagOrder::CreateTime => tags.sort_by(|a, b| b.create_time.cmp(&a.create_time).then(b.id.cmp(&a.id))),
+        TagOrder::ArticleCount => {
+            tags.sort_by(|a, b| b.article_count.cmp(&a.article_count).then(a.id.cmp(&b.id)))
+        }
+        TagOrder::CreateTime => {
+            tags.sort_by(|a, b| b.create_time.cmp(&a.create_time).then(b.id.cmp(&a.id)))
+        }
         TagOrder::Name => tags.sort_by(|a, b| {
-            a.name.to_lowercase().cmp(&b.name.to_lowercase()).then(a.name.cmp(&b.name)).then(a.id.cmp(&b.id))
+            a.name
+                .to_lowercase()
+                .cmp(&b.name.to_lowercase())
+                .then(a.name.cmp(&b.name))
+                .then(a.id.cmp(&b.id))
         }),
     }
 }

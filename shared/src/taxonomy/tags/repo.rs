@@ -67,10 +67,16 @@ fn slug_marker(slug: &str, id: u64) -> Write {
     Write::Put { item, condition: Some(Condition::NotExists) }
 }
 
-async fn commit(table: &dyn Table, writes: Vec<Write>, slug_at: Option<usize>) -> Result<(), WriteError> {
+async fn commit(
+    table: &dyn Table,
+    writes: Vec<Write>,
+    slug_at: Option<usize>,
+) -> Result<(), WriteError> {
     match table.transact(writes).await {
         Ok(()) => Ok(()),
-        Err(TableError::TransactionCancelled { failed }) if slug_at.is_some_and(|i| failed.contains(&i)) => {
+        Err(TableError::TransactionCancelled { failed })
+            if slug_at.is_some_and(|i| failed.contains(&i)) =>
+        {
             Err(WriteError::SlugTaken)
         }
         Err(TableError::TransactionCancelled { .. }) => Err(WriteError::Missing),
@@ -81,21 +87,31 @@ async fn commit(table: &dyn Table, writes: Vec<Write>, slug_at: Option<usize>) -
 /// Stores a new tag and its slug marker.
 pub async fn create(table: &dyn Table, tag: &TagRecord) -> Result<(), WriteError> {
     let writes = vec![
-        Write::Put { item: records::to_item(tag, &tag_key(tag.id))?, condition: Some(Condition::NotExists) },
+        Write::Put {
+            item: records::to_item(tag, &tag_key(tag.id))?,
+            condition: Some(Condition::NotExists),
+        },
         slug_marker(&tag.slug, tag.id),
     ];
     commit(table, writes, Some(1)).await
 }
 
 /// Changes a tag's own fields (never its counters, which articles move concurrently).
-pub async fn update(table: &dyn Table, before: &TagRecord, after: &TagRecord) -> Result<(), WriteError> {
+pub async fn update(
+    table: &dyn Table,
+    before: &TagRecord,
+    after: &TagRecord,
+) -> Result<(), WriteError> {
     let update = Update::new()
         .set("name", s(&after.name))
         .set("slug", s(&after.slug))
         .set("color", s(&after.color))
         .set("updateTime", s(&after.update_time));
-    let mut writes =
-        vec![Write::Update { key: tag_key(after.id), update, condition: Some(Condition::equals("slug", s(&before.slug))) }];
+    let mut writes = vec![Write::Update {
+        key: tag_key(after.id),
+        update,
+        condition: Some(Condition::equals("slug", s(&before.slug))),
+    }];
     let mut slug_at = None;
     if before.slug != after.slug {
         slug_at = Some(writes.len());
@@ -107,7 +123,10 @@ pub async fn update(table: &dyn Table, before: &TagRecord, after: &TagRecord) ->
 
 /// Deletes a tag that no article carries any more, and its slug marker.
 pub async fn delete(table: &dyn Table, tag: &TagRecord) -> Result<(), WriteError> {
-    let unused = Condition::All(vec![Condition::equals("refCount", n(0)), Condition::equals("articleCount", n(0))]);
+    let unused = Condition::All(vec![
+        Condition::equals("refCount", n(0)),
+        Condition::equals("articleCount", n(0)),
+    ]);
     let writes = vec![
         Write::Delete { key: tag_key(tag.id), condition: Some(unused) },
         Write::Delete { key: slug_key(&tag.slug), condition: None },
