@@ -63,6 +63,10 @@ pub struct Config {
     pub principal_cache_ttl: Duration,
     /// Administrator to create at start-up (all of `BLOG_ADMIN_*` set).
     pub admin: Option<AdminBootstrap>,
+    /// SQS queue of the events (Lambda, or the gateway on AWS adapters).
+    pub events_queue_url: Option<String>,
+    /// SQS endpoint override (emulators).
+    pub sqs_endpoint: Option<String>,
     /// Log filter (tracing-subscriber EnvFilter syntax).
     pub log: String,
     /// Emit JSON log lines.
@@ -125,6 +129,8 @@ impl Config {
                 60,
             )?),
             admin,
+            events_queue_url: lookup("BLOG_EVENTS_QUEUE_URL"),
+            sqs_endpoint: lookup("BLOG_SQS_ENDPOINT"),
             log: lookup("BLOG_LOG").unwrap_or_else(|| "info".into()),
             log_json: parse(&lookup, "BLOG_LOG_JSON", false)?,
         })

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::{
     auth::{principal::PrincipalCache, tokens::TokenKeys},
     config::Config,
-    ports::table::Table,
+    ports::{events::EventQueue, table::Table},
 };
 
 /// Shared state of every router.
@@ -20,6 +20,8 @@ pub struct AppContext {
     pub tokens: Arc<TokenKeys>,
     /// Short-lived cache of token holders' account status.
     pub principals: Arc<PrincipalCache>,
+    /// The event queue, in the processes that emit events.
+    pub events: Option<Arc<dyn EventQueue>>,
 }
 
 impl AppContext {
@@ -27,6 +29,12 @@ impl AppContext {
     pub fn new(table: Arc<dyn Table>, config: Config, jwt_secret: &[u8]) -> Self {
         let tokens = Arc::new(TokenKeys::new(jwt_secret, config.token_ttl));
         let principals = Arc::new(PrincipalCache::new(config.principal_cache_ttl));
-        Self { table, config: Arc::new(config), tokens, principals }
+        Self { table, config: Arc::new(config), tokens, principals, events: None }
+    }
+
+    /// The same context with an event queue.
+    pub fn with_events(mut self, events: Arc<dyn EventQueue>) -> Self {
+        self.events = Some(events);
+        self
     }
 }

@@ -15,6 +15,8 @@ pub enum IdKind {
     Category,
     /// Tags.
     Tag,
+    /// Articles.
+    Article,
 }
 
 impl IdKind {
@@ -23,6 +25,7 @@ impl IdKind {
             IdKind::User => "USER",
             IdKind::Category => "CATEGORY",
             IdKind::Tag => "TAG",
+            IdKind::Article => "ARTICLE",
         };
         Key::new(format!("COUNTER#{kind}"), "COUNTER")
     }

@@ -6,24 +6,22 @@ use axum::Router;
 pub use lambda_http::Error as LambdaError;
 
 use crate::{
-    config::{Config, SecretSource},
+    config::Config,
     context::AppContext,
-    setup,
+    setup::{self, Needs},
 };
 
 /// Runs an area as a Lambda function: configuration, adapters and clients are built once per
-/// cold start, then every invocation goes through lambda_http into the area's router.
-pub async fn run(area: fn(AppContext) -> Router) -> Result<(), LambdaError> {
+/// cold start (only those the area `needs`), then every invocation goes through lambda_http
+/// into the area's router.
+pub async fn run(area: fn(AppContext) -> Router, needs: Needs) -> Result<(), LambdaError> {
     let config = Config::from_env()?;
     crate::telemetry::init(&config.log, true);
-    if matches!(config.jwt_secret, SecretSource::Generated) {
-        return Err(
-            "BLOG_JWT_SECRET or BLOG_JWT_SECRET_ARN must be set for a Lambda function".into()
-        );
-    }
-    let ctx = setup::context(config).await?;
-    if let Some(outcome) = setup::bootstrap_admin(&ctx).await? {
-        tracing::info!(?outcome, "administrator bootstrap");
+    let ctx = setup::function_context(config, needs).await?;
+    if needs.tokens {
+        if let Some(outcome) = setup::bootstrap_admin(&ctx).await? {
+            tracing::info!(?outcome, "administrator bootstrap");
+        }
     }
     lambda_http::run(service(area, ctx)).await
 }

@@ -81,11 +81,72 @@ fn generated_secret(path: &Path) -> anyhow::Result<Vec<u8>> {
     Ok(secret.into_bytes())
 }
 
+/// What a process needs beyond the table.
+#[derive(Clone, Copy, Debug)]
+pub struct Needs {
+    /// Verifies or issues tokens (needs the JWT secret).
+    pub tokens: bool,
+    /// Emits events (needs the event queue).
+    pub events: bool,
+}
+
+impl Needs {
+    /// Anonymous reads only: no secret is fetched at cold start.
+    pub const PUBLIC: Needs = Needs { tokens: false, events: false };
+    /// Authenticated endpoints.
+    pub const TOKENS: Needs = Needs { tokens: true, events: false };
+    /// Authenticated endpoints that emit events.
+    pub const TOKENS_AND_EVENTS: Needs = Needs { tokens: true, events: true };
+}
+
 /// Builds the context: table adapter and JWT keys.
 pub async fn context(config: Config) -> anyhow::Result<AppContext> {
     let table = open_table(&config).await?;
     let secret = jwt_secret(&config).await?;
     Ok(AppContext::new(table, config, &secret))
+}
+
+/// Builds the context of a Lambda function with only what it needs: a function that serves
+/// anonymous reads skips the secret (its key is random, so no token would verify), and only a
+/// function that emits events connects to the queue.
+pub async fn function_context(config: Config, needs: Needs) -> anyhow::Result<AppContext> {
+    let table = open_table(&config).await?;
+    let secret = if needs.tokens {
+        if matches!(config.jwt_secret, SecretSource::Generated) {
+            bail!("BLOG_JWT_SECRET or BLOG_JWT_SECRET_ARN must be set for this function");
+        }
+        jwt_secret(&config).await?
+    } else {
+        use rand::Rng;
+        rand::rng().random::<[u8; 32]>().to_vec()
+    };
+    let queue = if needs.events { Some(event_queue(&config).await?) } else { None };
+    let ctx = AppContext::new(table, config, &secret);
+    Ok(match queue {
+        Some(queue) => ctx.with_events(queue),
+        None => ctx,
+    })
+}
+
+/// The SQS event queue the configuration names.
+pub async fn event_queue(
+    config: &Config,
+) -> anyhow::Result<Arc<dyn crate::ports::events::EventQueue>> {
+    let Some(url) = config.events_queue_url.clone() else {
+        bail!("BLOG_EVENTS_QUEUE_URL must be set for this function");
+    };
+    #[cfg(feature = "sqs")]
+    {
+        let sdk = crate::ports::aws::sdk_config().await;
+        let queue = crate::ports::events::sqs::SqsQueue::from_config(
+            &sdk,
+            url,
+            config.sqs_endpoint.as_deref(),
+        );
+        Ok(Arc::new(queue))
+    }
+    #[cfg(not(feature = "sqs"))]
+    bail!("this binary was built without the SQS adapter (queue {url})")
 }
 
 /// Creates the configured administrator when no account with that user name exists.

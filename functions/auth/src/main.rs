@@ -1,6 +1,8 @@
 //! Lambda function of the auth area (`/api/v1/auth`).
 
+use blog_shared::setup::Needs;
+
 #[tokio::main]
 async fn main() -> Result<(), blog_shared::lambda::LambdaError> {
-    blog_shared::lambda::run(blog_shared::auth::router).await
+    blog_shared::lambda::run(blog_shared::auth::router, Needs::TOKENS).await
 }

@@ -1,6 +1,8 @@
 //! Lambda function of the categories area (`/api/v1/categories`, `/api/v1/admin/categories`).
 
+use blog_shared::setup::Needs;
+
 #[tokio::main]
 async fn main() -> Result<(), blog_shared::lambda::LambdaError> {
-    blog_shared::lambda::run(blog_shared::taxonomy::categories::router).await
+    blog_shared::lambda::run(blog_shared::taxonomy::categories::router, Needs::TOKENS).await
 }

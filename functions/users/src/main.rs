@@ -1,6 +1,8 @@
 //! Lambda function of the users area (`/api/v1/users`).
 
+use blog_shared::setup::Needs;
+
 #[tokio::main]
 async fn main() -> Result<(), blog_shared::lambda::LambdaError> {
-    blog_shared::lambda::run(blog_shared::users::router).await
+    blog_shared::lambda::run(blog_shared::users::router, Needs::TOKENS).await
 }

@@ -3,7 +3,7 @@
 
 use axum::Router;
 use blog_shared::{
-    auth,
+    articles, auth,
     context::AppContext,
     taxonomy::{categories, tags},
     users,
@@ -16,7 +16,9 @@ pub fn app(ctx: AppContext) -> Router {
         .merge(auth::router(ctx.clone()))
         .merge(users::router(ctx.clone()))
         .merge(categories::router(ctx.clone()))
-        .merge(tags::router(ctx));
+        .merge(tags::router(ctx.clone()))
+        .merge(articles::public_router(ctx.clone()))
+        .merge(articles::admin_router(ctx));
     blog_shared::http::finish(areas)
 }
 

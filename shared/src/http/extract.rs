@@ -118,6 +118,26 @@ pub fn parse_id(raw: &str) -> Option<u64> {
     raw.parse::<u64>().ok().filter(|id| (1..=MAX_ID).contains(id))
 }
 
+/// An id given as a JSON number or a numeric string (ids are strings in some responses).
+pub fn id_from_json(field: &str, raw: &serde_json::Value) -> Result<u64, String> {
+    let parsed = match raw {
+        serde_json::Value::Number(number) => {
+            number.as_u64().filter(|id| parse_id(&id.to_string()).is_some())
+        }
+        serde_json::Value::String(text) => parse_id(text),
+        _ => None,
+    };
+    parsed.ok_or_else(|| format!("{field} must be a positive integer id"))
+}
+
+/// Deserialises a field that may be absent (`None`) or present, even as `null`
+/// (`Some(Value::Null)`), so an update can tell "unchanged" from "clear".
+pub fn present<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<serde_json::Value>, D::Error> {
+    <serde_json::Value as serde::Deserialize>::deserialize(deserializer).map(Some)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,6 +3,7 @@
 
 #[cfg(feature = "aws")]
 pub mod aws;
+pub mod events;
 #[cfg(feature = "secrets")]
 pub mod secrets;
 pub mod table;

@@ -3,10 +3,6 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
-use serde::{Deserialize, Deserializer};
-use serde_json::Value;
-
-use crate::http::extract::parse_id;
 
 static SLUG: LazyLock<Regex> = LazyLock::new(|| Regex::new("^[a-z0-9-]{1,50}$").expect("regex"));
 static COLOR: LazyLock<Regex> = LazyLock::new(|| Regex::new("^#[0-9A-Fa-f]{6}$").expect("regex"));
@@ -48,21 +44,7 @@ pub fn description(raw: &str) -> Result<String, String> {
     }
 }
 
-/// An id given as a JSON number or a numeric string (ids are strings in responses).
-pub fn id(field: &str, raw: &Value) -> Result<u64, String> {
-    let parsed = match raw {
-        Value::Number(number) => number.as_u64().filter(|id| parse_id(&id.to_string()).is_some()),
-        Value::String(text) => parse_id(text),
-        _ => None,
-    };
-    parsed.ok_or_else(|| format!("{field} must be a positive integer id"))
-}
-
-/// Deserialises a field that may be absent (`None`) or present, even as `null`
-/// (`Some(Value::Null)`), so an update can tell "unchanged" from "clear".
-pub fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(deserializer).map(Some)
-}
+pub use crate::http::extract::{id_from_json as id, present};
 
 #[cfg(test)]
 mod tests {

@@ -42,6 +42,12 @@ pub struct Api {
     /// The table behind the API, for tests that look under the hood.
     pub table: Arc<dyn Table>,
     metered: Arc<Metered>,
+    events: Events,
+}
+
+/// Where the tests read the events the API emitted.
+enum Events {
+    InProcess(tokio::sync::Mutex<blog_shared::ports::events::local::Receiver>),
 }
 
 fn test_config() -> Config {
@@ -54,10 +60,13 @@ fn test_config() -> Config {
     Config::from_lookup(|name| vars.get(name).map(|v| v.to_string())).expect("test config")
 }
 
-async fn context_on(table: Arc<dyn Table>) -> AppContext {
+async fn context_on(
+    table: Arc<dyn Table>,
+    events: Arc<dyn blog_shared::ports::events::EventQueue>,
+) -> AppContext {
     let config = test_config();
     let secret = setup::jwt_secret(&config).await.expect("secret");
-    let ctx = AppContext::new(table, config, &secret);
+    let ctx = AppContext::new(table, config, &secret).with_events(events);
     setup::bootstrap_admin(&ctx).await.expect("admin bootstrap");
     ctx
 }
@@ -69,8 +78,10 @@ impl Api {
             blog_shared::ports::table::embedded::SqliteTable::in_memory().expect("sqlite"),
         ));
         let table: Arc<dyn Table> = metered.clone();
-        let ctx = context_on(table.clone()).await;
-        Api { transport: Transport::InProcess(local_gateway::app(ctx)), table, metered }
+        let (queue, receiver) = blog_shared::ports::events::local::InProcessQueue::new();
+        let ctx = context_on(table.clone(), Arc::new(queue)).await;
+        let events = Events::InProcess(tokio::sync::Mutex::new(receiver));
+        Api { transport: Transport::InProcess(local_gateway::app(ctx)), table, metered, events }
     }
 
     /// Over HTTP through the local gateway, on a fresh table in DynamoDB Local
@@ -85,11 +96,13 @@ impl Api {
                 .expect("DynamoDB Local table"),
         ));
         let table: Arc<dyn Table> = metered.clone();
-        let ctx = context_on(table.clone()).await;
+        let (queue, receiver) = blog_shared::ports::events::local::InProcessQueue::new();
+        let ctx = context_on(table.clone(), Arc::new(queue)).await;
+        let events = Events::InProcess(tokio::sync::Mutex::new(receiver));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let base = format!("http://{}", listener.local_addr().expect("addr"));
         tokio::spawn(local_gateway::serve(listener, ctx, std::future::pending()));
-        Api { transport: Transport::Http { base, client: reqwest::Client::new() }, table, metered }
+        Api { transport: Transport::Http { base, client: reqwest::Client::new() }, table, metered, events }
     }
 
     /// Table calls made while `request` runs (the principal cache is warmed first by the
@@ -101,6 +114,18 @@ impl Api {
         self.metered.reset();
         let reply = request.await;
         (reply, self.metered.counts())
+    }
+
+    /// The next event the API emitted (waits up to 10 s), as JSON.
+    pub async fn next_event(&self) -> Option<Value> {
+        let wait = std::time::Duration::from_secs(10);
+        match &self.events {
+            Events::InProcess(receiver) => {
+                let mut receiver = receiver.lock().await;
+                let message = tokio::time::timeout(wait, receiver.0.recv()).await.ok()??;
+                serde_json::from_str(&message.body).ok()
+            }
+        }
     }
 
     /// Sends a request with optional bearer token and JSON body.
@@ -228,12 +253,12 @@ fn rand_u32() -> u32 {
 /// `dynamodb_over_http` (ignored unless DynamoDB Local is running; `make test` runs them).
 #[macro_export]
 macro_rules! on_both_adapter_sets {
-    ($($case:ident),* $(,)?) => {
+    ($($module:ident :: $case:ident),* $(,)?) => {
         mod embedded {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
                 async fn $case() {
-                    super::cases::$case(super::support::Api::embedded().await).await;
+                    super::$module::$case(super::support::Api::embedded().await).await;
                 }
             )*
         }
@@ -242,7 +267,7 @@ macro_rules! on_both_adapter_sets {
                 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
                 #[ignore = "needs DynamoDB Local; make test runs it"]
                 async fn $case() {
-                    super::cases::$case(super::support::Api::dynamodb_over_http().await).await;
+                    super::$module::$case(super::support::Api::dynamodb_over_http().await).await;
                 }
             )*
         }

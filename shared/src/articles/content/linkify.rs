@@ -104,7 +104,7 @@ pub(super) fn find_urls(text: &str) -> Vec<(usize, usize)> {
                 .find(|c: char| c.is_whitespace() || c == '<')
                 .unwrap_or(text.len() - start);
         let end = start + trim_trailing(&text[start..end]).len();
-        if valid_domain(&text[start + prefix_len..end]) {
+        if end > start + prefix_len && valid_domain(&text[start + prefix_len..end]) {
             found.push((start, end));
             skip_until = end;
         }

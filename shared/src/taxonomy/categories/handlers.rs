@@ -175,7 +175,18 @@ pub async fn update(
         input.apply(&mut after, &snapshot)?;
         after.update_time = crate::time::now_string();
         match repo::update(table, snapshot.version, &before, &after).await {
-            Ok(()) => return Ok(TaxonomyOk(after.view())),
+            Ok(()) => {
+                if before.name != after.name {
+                    crate::articles::maintenance::refresh_category(table, id, &after.name)
+                        .await
+                        .map_err(|e| {
+                            TaxonomyError::System(
+                                anyhow::Error::new(e).context("renaming in articles"),
+                            )
+                        })?;
+                }
+                return Ok(TaxonomyOk(after.view()));
+            }
             Err(WriteError::Stale) => continue,
             Err(other) => return Err(write_error(other)),
         }

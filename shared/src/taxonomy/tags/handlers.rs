@@ -4,6 +4,7 @@ use axum::extract::{Path, State};
 use serde::Deserialize;
 
 use crate::{
+    articles::maintenance,
     auth::principal::AdminOnly,
     context::AppContext,
     http::{
@@ -116,12 +117,19 @@ impl TagInput {
     }
 }
 
+fn articles_error(error: crate::articles::store::StoreError) -> TaxonomyError {
+    TaxonomyError::System(anyhow::Error::new(error).context("updating the articles of a tag"))
+}
+
 fn write_error(error: WriteError) -> TaxonomyError {
     match error {
         WriteError::SlugTaken => {
             TaxonomyError::Conflict("slug is already used by another tag".into())
         }
         WriteError::Missing => TaxonomyError::NotFound(MISSING.into()),
+        WriteError::InUse => TaxonomyError::Conflict(
+            "the tag was given to an article meanwhile, please retry".into(),
+        ),
         WriteError::Table(error) => error.into(),
     }
 }
@@ -166,6 +174,9 @@ pub async fn update(
     input.apply(&mut after)?;
     after.update_time = crate::time::now_string();
     repo::update(table, &before, &after).await.map_err(write_error)?;
+    if (&before.name, &before.slug, &before.color) != (&after.name, &after.slug, &after.color) {
+        maintenance::refresh_tag(table, &after).await.map_err(articles_error)?;
+    }
     Ok(TaxonomyOk(after.view()))
 }
 
@@ -179,6 +190,7 @@ pub async fn delete(
     let table = ctx.table.as_ref();
     let tag =
         repo::find(table, id).await?.ok_or_else(|| TaxonomyError::NotFound(MISSING.into()))?;
+    maintenance::detach_tag(table, id).await.map_err(articles_error)?;
     repo::delete(table, &tag).await.map_err(write_error)?;
     Ok(TaxonomyOk(()))
 }

@@ -29,6 +29,9 @@ pub enum WriteError {
     /// The tag vanished meanwhile.
     #[error("tag does not exist")]
     Missing,
+    /// An article took the tag while it was being deleted.
+    #[error("tag was given to an article meanwhile")]
+    InUse,
     /// The table failed.
     #[error(transparent)]
     Table(#[from] TableError),
@@ -131,5 +134,9 @@ pub async fn delete(table: &dyn Table, tag: &TagRecord) -> Result<(), WriteError
         Write::Delete { key: tag_key(tag.id), condition: Some(unused) },
         Write::Delete { key: slug_key(&tag.slug), condition: None },
     ];
-    commit(table, writes, None).await
+    match table.transact(writes).await {
+        Ok(()) => Ok(()),
+        Err(TableError::TransactionCancelled { .. }) => Err(WriteError::InUse),
+        Err(other) => Err(other.into()),
+    }
 }

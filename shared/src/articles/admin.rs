@@ -1,0 +1,269 @@
+//! Handlers of /api/v1/admin/articles (administrators).
+
+use axum::extract::State;
+
+use crate::{
+    auth::principal::AdminOnly,
+    context::AppContext,
+    http::{
+        articles::{ArticleError, ArticleOk},
+        extract::{JsonBody, PathId, QueryParams},
+    },
+    ids::{next_id, IdKind},
+    taxonomy::{categories, tags},
+};
+
+use super::{
+    content,
+    events::{self, ArticlePublishedEvent},
+    input::{ArticleInput, ListQuery, Validated},
+    lifecycle::{self, Action},
+    model::{ArticleBody, ArticleHead, Detail, ListItem, Page, Status, TagRef},
+    read,
+    store::{self, StoreError},
+};
+
+type Admin = AdminOnly<ArticleError>;
+type Id = PathId<ArticleError>;
+
+/// Attempts of a state change that lost a race before the answer reflects the new state.
+const ATTEMPTS: usize = 5;
+
+fn store_error(error: StoreError) -> ArticleError {
+    match error {
+        StoreError::Stale => ArticleError::VersionConflict,
+        StoreError::MissingCategory(_) | StoreError::MissingTag(_) => {
+            ArticleError::Param(error.to_string())
+        }
+        StoreError::Table(error) => error.into(),
+    }
+}
+
+/// The category name and tag references of a body (one GetItem, one BatchGetItem).
+async fn taxonomy_of(
+    ctx: &AppContext,
+    input: &Validated,
+) -> Result<(Option<String>, Vec<TagRef>), ArticleError> {
+    let table = ctx.table.as_ref();
+    let category_name = match input.category_id {
+        None => None,
+        Some(id) => Some(
+            categories::repo::find(table, id)
+                .await?
+                .ok_or_else(|| {
+                    ArticleError::Param(format!("categoryId: category {id} does not exist"))
+                })?
+                .name,
+        ),
+    };
+    let keys: Vec<_> = input.tag_ids.iter().map(|id| tags::repo::tag_key(*id)).collect();
+    let found: Vec<tags::model::TagRecord> = if keys.is_empty() {
+        Vec::new()
+    } else {
+        table
+            .get_many(&keys)
+            .await?
+            .into_iter()
+            .map(crate::records::from_item)
+            .collect::<Result<_, _>>()?
+    };
+    let mut refs = Vec::new();
+    for id in &input.tag_ids {
+        let tag = found
+            .iter()
+            .find(|t| t.id == *id)
+            .ok_or_else(|| ArticleError::Param(format!("tagIds: tag {id} does not exist")))?;
+        refs.push(TagRef {
+            id: tag.id.to_string(),
+            name: tag.name.clone(),
+            slug: tag.slug.clone(),
+            color: tag.color.clone(),
+        });
+    }
+    Ok((category_name, refs))
+}
+
+/// Runs the content pipeline: render (sanitised), table of contents, summary.
+fn apply(
+    head: &mut ArticleHead,
+    input: Validated,
+    taxonomy: (Option<String>, Vec<TagRef>),
+) -> ArticleBody {
+    let rendered = content::render(&input.content);
+    head.title = input.title;
+    head.summary = input.summary.unwrap_or_else(|| content::summarize(&rendered.plain_text, 200));
+    head.cover_image = input.cover_image;
+    head.category_id = input.category_id;
+    (head.category_name, head.tags) = taxonomy;
+    head.is_top = input.is_top;
+    head.is_featured = input.is_featured;
+    head.is_comment_disabled = input.is_comment_disabled;
+    ArticleBody { content: input.content, content_html: rendered.html, toc_json: rendered.toc_json }
+}
+
+/// POST: validate, sanitise, render, TOC, summary, store as DRAFT; data = the new id.
+pub async fn create(
+    State(ctx): State<AppContext>,
+    AdminOnly(admin, ..): Admin,
+    JsonBody(input, ..): JsonBody<ArticleInput, ArticleError>,
+) -> Result<ArticleOk<String>, ArticleError> {
+    let input = input.validate()?;
+    let taxonomy = taxonomy_of(&ctx, &input).await?;
+    let now = crate::time::now_string();
+    let mut head = ArticleHead {
+        id: next_id(ctx.table.as_ref(), IdKind::Article).await?,
+        title: String::new(),
+        summary: String::new(),
+        cover_image: String::new(),
+        author_id: admin.id,
+        category_id: None,
+        category_name: None,
+        tags: Vec::new(),
+        status: Status::Draft.code(),
+        is_top: 0,
+        is_featured: 0,
+        is_comment_disabled: 0,
+        version: 1,
+        publish_time: None,
+        create_time: now.clone(),
+        update_time: now,
+        is_deleted: 0,
+    };
+    let body = apply(&mut head, input, taxonomy);
+    store::save(ctx.table.as_ref(), None, &head, Some(&body)).await.map_err(store_error)?;
+    tracing::info!(article_id = head.id, admin_id = admin.id, "article created");
+    Ok(ArticleOk { message: "article created successfully", ..ArticleOk::ok(head.id.to_string()) })
+}
+
+async fn existing(ctx: &AppContext, id: u64) -> Result<(ArticleHead, ArticleBody), ArticleError> {
+    match read::load(ctx.table.as_ref(), id).await? {
+        Some((head, body)) if head.is_deleted == 0 => Ok((head, body)),
+        _ => Err(ArticleError::ArticleNotFound),
+    }
+}
+
+/// PUT /{id}: any state; the pipeline re-runs and `version` rises by 1. A `version` in the body
+/// that is not the current one, or a concurrent update of the same version, answers 409.
+pub async fn update(
+    State(ctx): State<AppContext>,
+    _admin: Admin,
+    PathId(id, ..): Id,
+    JsonBody(input, ..): JsonBody<ArticleInput, ArticleError>,
+) -> Result<ArticleOk<bool>, ArticleError> {
+    let input = input.validate()?;
+    let (before, _) = existing(&ctx, id).await?;
+    if input.version.is_some_and(|v| v != before.version) {
+        return Err(ArticleError::VersionConflict);
+    }
+    let taxonomy = taxonomy_of(&ctx, &input).await?;
+    let mut after = before.clone();
+    let body = apply(&mut after, input, taxonomy);
+    after.version += 1;
+    after.update_time = crate::time::now_string();
+    store::save(ctx.table.as_ref(), Some(&before), &after, Some(&body))
+        .await
+        .map_err(store_error)?;
+    Ok(ArticleOk::ok(true))
+}
+
+async fn change_status(
+    ctx: &AppContext,
+    id: u64,
+    action: Action,
+) -> Result<ArticleHead, ArticleError> {
+    for _ in 0..ATTEMPTS {
+        let before = read::load_head(ctx.table.as_ref(), id)
+            .await?
+            .filter(|h| h.is_deleted == 0)
+            .ok_or(ArticleError::ArticleNotFound)?;
+        let mut after = before.clone();
+        after.status = lifecycle::transition(before.state(), action)?.code();
+        after.update_time = crate::time::now_string();
+        if action == Action::Publish {
+            after.publish_time = Some(after.update_time.clone());
+        }
+        match store::save(ctx.table.as_ref(), Some(&before), &after, None).await {
+            Ok(()) => return Ok(after),
+            Err(StoreError::Stale) => continue,
+            Err(other) => return Err(store_error(other)),
+        }
+    }
+    Err(ArticleError::VersionConflict)
+}
+
+/// PUT /{id}/publish: DRAFT → PUBLISHED, publish time set, ArticlePublishedEvent emitted.
+pub async fn publish(
+    State(ctx): State<AppContext>,
+    _admin: Admin,
+    PathId(id, ..): Id,
+) -> Result<ArticleOk<()>, ArticleError> {
+    let head = change_status(&ctx, id, Action::Publish).await?;
+    events::emit(&ctx, ArticlePublishedEvent::of(&head)).await;
+    Ok(ArticleOk::ok(()))
+}
+
+/// PUT /{id}/archive: PUBLISHED → ARCHIVED.
+pub async fn archive(
+    State(ctx): State<AppContext>,
+    _admin: Admin,
+    PathId(id, ..): Id,
+) -> Result<ArticleOk<()>, ArticleError> {
+    change_status(&ctx, id, Action::Archive).await?;
+    Ok(ArticleOk::ok(()))
+}
+
+/// PUT /{id}/unarchive: ARCHIVED → PUBLISHED (the first publish time is kept).
+pub async fn unarchive(
+    State(ctx): State<AppContext>,
+    _admin: Admin,
+    PathId(id, ..): Id,
+) -> Result<ArticleOk<()>, ArticleError> {
+    change_status(&ctx, id, Action::Unarchive).await?;
+    Ok(ArticleOk::ok(()))
+}
+
+/// DELETE /{id}: logical deletion in any state; data true.
+pub async fn delete(
+    State(ctx): State<AppContext>,
+    _admin: Admin,
+    PathId(id, ..): Id,
+) -> Result<ArticleOk<bool>, ArticleError> {
+    for _ in 0..ATTEMPTS {
+        let before = read::load_head(ctx.table.as_ref(), id)
+            .await?
+            .filter(|h| h.is_deleted == 0)
+            .ok_or(ArticleError::ArticleNotFound)?;
+        let mut after = before.clone();
+        after.is_deleted = 1;
+        after.update_time = crate::time::now_string();
+        match store::save(ctx.table.as_ref(), Some(&before), &after, None).await {
+            Ok(()) => return Ok(ArticleOk::ok(true)),
+            Err(StoreError::Stale) => continue,
+            Err(other) => return Err(store_error(other)),
+        }
+    }
+    Err(ArticleError::VersionConflict)
+}
+
+/// GET: every non-deleted article, any status (optional `status` filter), newest first.
+pub async fn list(
+    State(ctx): State<AppContext>,
+    _admin: Admin,
+    QueryParams(query, ..): QueryParams<ListQuery, ArticleError>,
+) -> Result<ArticleOk<Page<ListItem>>, ArticleError> {
+    let listing = query.validate()?;
+    let status = listing.status.and_then(Status::from_code);
+    let found = read::admin_page(ctx.table.as_ref(), status, listing.page, listing.size).await?;
+    let records = found.heads.iter().map(ArticleHead::list_item).collect();
+    Ok(ArticleOk::ok(Page::new(records, found.total, listing.page, listing.size, listing.current)))
+}
+
+/// GET /{id}: the detail in any state.
+pub async fn detail(
+    State(ctx): State<AppContext>,
+    _admin: Admin,
+    PathId(id, ..): Id,
+) -> Result<ArticleOk<Detail>, ArticleError> {
+    let (head, body) = existing(&ctx, id).await?;
+    Ok(ArticleOk::ok(Detail::new(&head, &body)))
+}

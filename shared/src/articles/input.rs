@@ -1,0 +1,251 @@
+//! The create/update body (spec 4.6) and its validation; list query parameters.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::http::{
+    articles::ArticleError,
+    extract::{id_from_json, parse_id, present},
+};
+
+/// Most tags one article may carry.
+pub const MAX_TAGS: usize = 10;
+
+/// The body of create and update, as sent.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ArticleInput {
+    title: Option<String>,
+    content: Option<String>,
+    summary: Option<String>,
+    cover_image: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    category_id: Option<Value>,
+    tag_ids: Option<Vec<Value>>,
+    is_top: Option<i64>,
+    is_featured: Option<i64>,
+    is_comment_disabled: Option<i64>,
+    version: Option<i64>,
+}
+
+/// A validated body; absent optional fields take the spec's defaults.
+pub struct Validated {
+    /// 1-200 characters.
+    pub title: String,
+    /// Markdown, not blank.
+    pub content: String,
+    /// Given summary (at most 500 characters); `None` derives it.
+    pub summary: Option<String>,
+    /// Cover image URL, empty when none.
+    pub cover_image: String,
+    /// Category.
+    pub category_id: Option<u64>,
+    /// Distinct tags in the order given.
+    pub tag_ids: Vec<u64>,
+    /// 0 or 1.
+    pub is_top: i64,
+    /// 0 or 1.
+    pub is_featured: i64,
+    /// 0 or 1.
+    pub is_comment_disabled: i64,
+    /// The version the caller edited (update only).
+    pub version: Option<i64>,
+}
+
+fn invalid(message: impl Into<String>) -> ArticleError {
+    ArticleError::Param(message.into())
+}
+
+fn flag(name: &str, value: Option<i64>) -> Result<i64, ArticleError> {
+    match value.unwrap_or(0) {
+        value @ (0 | 1) => Ok(value),
+        _ => Err(invalid(format!("{name} must be 0 or 1"))),
+    }
+}
+
+impl ArticleInput {
+    /// Checks every rule of spec 4.6 and decisions.md, naming the field that breaks one.
+    pub fn validate(self) -> Result<Validated, ArticleError> {
+        let title = self.title.ok_or_else(|| invalid("title is required"))?;
+        let title = title.trim().to_string();
+        if title.is_empty() || title.chars().count() > 200 {
+            return Err(invalid("title must be 1-200 characters"));
+        }
+        let content = self.content.ok_or_else(|| invalid("content is required"))?;
+        if content.trim().is_empty() {
+            return Err(invalid("content must not be empty"));
+        }
+        let summary = self.summary.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
+        if summary.as_ref().is_some_and(|s| s.chars().count() > 500) {
+            return Err(invalid("summary must be at most 500 characters"));
+        }
+        let cover_image = self.cover_image.unwrap_or_default().trim().to_string();
+        let url_like = cover_image.starts_with("https://")
+            || cover_image.starts_with("http://")
+            || cover_image.starts_with('/');
+        if !cover_image.is_empty()
+            && (!url_like
+                || cover_image.len() > 500
+                || cover_image.chars().any(char::is_whitespace))
+        {
+            return Err(invalid("coverImage must be an http(s) URL or an absolute path"));
+        }
+        let category_id = match self.category_id {
+            None | Some(Value::Null) => None,
+            Some(raw) => Some(id_from_json("categoryId", &raw).map_err(invalid)?),
+        };
+        let mut tag_ids = Vec::new();
+        for raw in self.tag_ids.unwrap_or_default() {
+            let id = id_from_json("tagIds", &raw).map_err(invalid)?;
+            if !tag_ids.contains(&id) {
+                tag_ids.push(id);
+            }
+        }
+        if tag_ids.len() > MAX_TAGS {
+            return Err(invalid(format!("tagIds may hold at most {MAX_TAGS} tags")));
+        }
+        if self.version.is_some_and(|v| v < 1) {
+            return Err(invalid("version must be a positive integer"));
+        }
+        Ok(Validated {
+            title,
+            content,
+            summary,
+            cover_image,
+            category_id,
+            tag_ids,
+            is_top: flag("isTop", self.is_top)?,
+            is_featured: flag("isFeatured", self.is_featured)?,
+            is_comment_disabled: flag("isCommentDisabled", self.is_comment_disabled)?,
+            version: self.version,
+        })
+    }
+}
+
+/// Query of the public list: `page` (or `current`), `size`, `categoryId`, `tagId`, `keyword`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListQuery {
+    page: Option<String>,
+    current: Option<String>,
+    size: Option<String>,
+    category_id: Option<String>,
+    tag_id: Option<String>,
+    keyword: Option<String>,
+    status: Option<String>,
+}
+
+/// A validated list query.
+pub struct Listing {
+    /// From 1.
+    pub page: u64,
+    /// 1-100.
+    pub size: u64,
+    /// Whether the caller used the `current` alias.
+    pub current: bool,
+    /// Category filter.
+    pub category_id: Option<u64>,
+    /// Tag filter.
+    pub tag_id: Option<u64>,
+    /// Keyword.
+    pub keyword: Option<String>,
+    /// Status filter (administration list).
+    pub status: Option<i64>,
+}
+
+fn number(
+    name: &str,
+    raw: Option<&str>,
+    range: std::ops::RangeInclusive<u64>,
+) -> Result<Option<u64>, ArticleError> {
+    let Some(raw) = raw.map(str::trim).filter(|r| !r.is_empty()) else {
+        return Ok(None);
+    };
+    match raw.parse::<u64>() {
+        Ok(value) if range.contains(&value) => Ok(Some(value)),
+        _ => Err(invalid(format!(
+            "{name} must be an integer from {} to {}",
+            range.start(),
+            range.end()
+        ))),
+    }
+}
+
+fn id(name: &str, raw: Option<&str>) -> Result<Option<u64>, ArticleError> {
+    match raw.map(str::trim).filter(|r| !r.is_empty()) {
+        None => Ok(None),
+        Some(raw) => parse_id(raw)
+            .map(Some)
+            .ok_or_else(|| invalid(format!("{name} must be a positive integer id"))),
+    }
+}
+
+impl ListQuery {
+    /// Checks the parameters (`page` >= 1, `size` 1-100, ids positive integers).
+    pub fn validate(self) -> Result<Listing, ArticleError> {
+        let page = number("page", self.page.as_deref(), 1..=1_000_000)?;
+        let current = number("current", self.current.as_deref(), 1..=1_000_000)?;
+        let status = number("status", self.status.as_deref(), 0..=2)?;
+        Ok(Listing {
+            page: page.or(current).unwrap_or(1),
+            size: number("size", self.size.as_deref(), 1..=100)?.unwrap_or(10),
+            current: current.is_some() && page.is_none(),
+            category_id: id("categoryId", self.category_id.as_deref())?,
+            tag_id: id("tagId", self.tag_id.as_deref())?,
+            keyword: self.keyword.filter(|k| !k.trim().is_empty()),
+            status: status.map(|s| s as i64),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn validate(body: Value) -> Result<Validated, String> {
+        let input: ArticleInput = serde_json::from_value(body).unwrap();
+        input.validate().map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn defaults_apply_to_absent_optional_fields() {
+        let v = validate(json!({"title": " T ", "content": "# x"})).unwrap();
+        assert_eq!(v.title, "T");
+        assert_eq!((v.is_top, v.is_featured, v.is_comment_disabled), (0, 0, 0));
+        assert!(v.summary.is_none() && v.category_id.is_none() && v.tag_ids.is_empty());
+    }
+
+    #[test]
+    fn each_rule_names_its_field() {
+        let cases = [
+            (json!({"content": "x"}), "title"),
+            (json!({"title": "", "content": "x"}), "title"),
+            (json!({"title": "t".repeat(201), "content": "x"}), "title"),
+            (json!({"title": "t"}), "content"),
+            (json!({"title": "t", "content": "  "}), "content"),
+            (json!({"title": "t", "content": "x", "summary": "s".repeat(501)}), "summary"),
+            (json!({"title": "t", "content": "x", "isTop": 2}), "isTop"),
+            (json!({"title": "t", "content": "x", "categoryId": "x"}), "categoryId"),
+            (json!({"title": "t", "content": "x", "tagIds": [0]}), "tagIds"),
+            (
+                json!({"title": "t", "content": "x", "tagIds": (1..=11).collect::<Vec<_>>()}),
+                "tagIds",
+            ),
+            (
+                json!({"title": "t", "content": "x", "coverImage": "javascript:alert(1)"}),
+                "coverImage",
+            ),
+        ];
+        for (body, field) in cases {
+            let error = validate(body.clone()).unwrap_err();
+            assert!(error.contains(field), "{body}: {error}");
+        }
+    }
+
+    #[test]
+    fn tag_ids_are_deduplicated_in_order() {
+        let v = validate(json!({"title": "t", "content": "x", "tagIds": [3, "1", 3]})).unwrap();
+        assert_eq!(v.tag_ids, [3, 1]);
+    }
+}

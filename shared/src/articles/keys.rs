@@ -1,0 +1,73 @@
+//! Keys of the article items (see docs/data-model.md).
+
+use crate::ports::table::Key;
+
+/// Partition of one article.
+pub fn partition(id: u64) -> String {
+    format!("ARTICLE#{id}")
+}
+
+/// Head item.
+pub fn head(id: u64) -> Key {
+    Key::new(partition(id), HEAD)
+}
+
+/// Body item.
+pub fn body(id: u64) -> Key {
+    Key::new(partition(id), BODY)
+}
+
+/// Sort key of the head.
+pub const HEAD: &str = "A#HEAD";
+/// Sort key of the body.
+pub const BODY: &str = "A#BODY";
+/// Sort key of the category link.
+pub const CATEGORY_LINK: &str = "A#CAT";
+
+/// Sort key of a tag link.
+pub fn tag_link(tag_id: u64) -> String {
+    format!("A#TAG#{tag_id:016}")
+}
+
+/// Sort key of a search-token item.
+pub fn word(token: &str) -> String {
+    format!("A#WORD#{token}")
+}
+
+/// The statistics item: per-status counts of non-deleted articles.
+pub fn stats() -> Key {
+    Key::new("STATS", "ARTICLES")
+}
+
+/// gsi1 partition of the public listing (heads of published articles).
+pub const PUBLISHED: &str = "PUB";
+
+/// gsi1 partition of a category's published articles.
+pub fn published_in_category(category_id: u64) -> String {
+    format!("PUBCAT#{category_id}")
+}
+
+/// gsi1 partition of a tag's published articles.
+pub fn published_with_tag(tag_id: u64) -> String {
+    format!("PUBTAG#{tag_id}")
+}
+
+/// gsi1 partition of a search token.
+pub fn token(token: &str) -> String {
+    format!("WORD#{token}")
+}
+
+/// gsi2 partition of the administration list of one status.
+pub fn admin(status: i64) -> String {
+    format!("ADMIN#{status}")
+}
+
+/// gsi2 partition of every non-deleted article carrying a category.
+pub fn category_links(category_id: u64) -> String {
+    format!("CATLINK#{category_id}")
+}
+
+/// gsi2 partition of every non-deleted article carrying a tag.
+pub fn tag_links(tag_id: u64) -> String {
+    format!("TAGLINK#{tag_id}")
+}

@@ -1,0 +1,239 @@
+//! Article records (head and body), statuses, and the shapes the API answers with.
+
+use serde::{Deserialize, Serialize};
+
+/// Article status (spec 3.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// 0.
+    Draft,
+    /// 1.
+    Published,
+    /// 2.
+    Archived,
+}
+
+impl Status {
+    /// The stored and served number.
+    pub fn code(self) -> i64 {
+        match self {
+            Status::Draft => 0,
+            Status::Published => 1,
+            Status::Archived => 2,
+        }
+    }
+
+    /// The status of a number.
+    pub fn from_code(code: i64) -> Option<Status> {
+        match code {
+            0 => Some(Status::Draft),
+            1 => Some(Status::Published),
+            2 => Some(Status::Archived),
+            _ => None,
+        }
+    }
+
+    /// Every status.
+    pub const ALL: [Status; 3] = [Status::Draft, Status::Published, Status::Archived];
+
+    /// Name of the per-status counter attribute.
+    pub fn counter(self) -> &'static str {
+        match self {
+            Status::Draft => "drafts",
+            Status::Published => "published",
+            Status::Archived => "archived",
+        }
+    }
+}
+
+/// A tag as carried by an article (denormalised so that a detail is one read).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TagRef {
+    /// Tag id (a string, as in the tags API).
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// Slug.
+    pub slug: String,
+    /// Colour.
+    pub color: String,
+}
+
+/// The small part of an article: everything a list shows, plus state (`ARTICLE#<id>`/`A#HEAD`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ArticleHead {
+    /// Id.
+    pub id: u64,
+    /// Title (1-200 characters).
+    pub title: String,
+    /// Summary (given or derived, at most 500 characters).
+    pub summary: String,
+    /// Cover image URL (empty when none).
+    #[serde(default)]
+    pub cover_image: String,
+    /// Author (the administrator who created it).
+    pub author_id: u64,
+    /// Category, when any.
+    #[serde(default)]
+    pub category_id: Option<u64>,
+    /// The category's name when the article was last written or the category renamed.
+    #[serde(default)]
+    pub category_name: Option<String>,
+    /// Tags, in the order given.
+    #[serde(default)]
+    pub tags: Vec<TagRef>,
+    /// 0 draft, 1 published, 2 archived.
+    pub status: i64,
+    /// 0 or 1.
+    pub is_top: i64,
+    /// 0 or 1.
+    pub is_featured: i64,
+    /// 0 or 1.
+    pub is_comment_disabled: i64,
+    /// Rises by 1 on every update.
+    pub version: i64,
+    /// First publication (kept when archived and unarchived).
+    #[serde(default)]
+    pub publish_time: Option<String>,
+    /// Creation.
+    pub create_time: String,
+    /// Last change.
+    pub update_time: String,
+    /// Logical deletion flag (0 or 1).
+    #[serde(default)]
+    pub is_deleted: i64,
+}
+
+impl ArticleHead {
+    /// The status as an enum (unknown numbers read as drafts).
+    pub fn state(&self) -> Status {
+        Status::from_code(self.status).unwrap_or(Status::Draft)
+    }
+
+    /// Whether it is PUBLISHED and not deleted (what the public lists and counters count).
+    pub fn is_listed(&self) -> bool {
+        self.is_deleted == 0 && self.state() == Status::Published
+    }
+
+    /// Tag ids in order.
+    pub fn tag_ids(&self) -> Vec<u64> {
+        self.tags.iter().filter_map(|t| t.id.parse().ok()).collect()
+    }
+
+    /// Listing sort key: read descending it is "isTop desc, publishTime desc" (id breaks ties).
+    pub fn listing_key(&self) -> String {
+        format!("{}#{}#{:016}", self.is_top, self.publish_time.as_deref().unwrap_or(""), self.id)
+    }
+
+    /// The list item of the API.
+    pub fn list_item(&self) -> ListItem {
+        ListItem {
+            id: self.id.to_string(),
+            title: self.title.clone(),
+            summary: self.summary.clone(),
+            cover_image: self.cover_image.clone(),
+            author_id: self.author_id.to_string(),
+            category_id: self.category_id.map(|c| c.to_string()).unwrap_or_default(),
+            category_name: self.category_name.clone(),
+            tags: self.tags.clone(),
+            publish_time: self.publish_time.clone(),
+            is_top: self.is_top,
+            status: self.status,
+        }
+    }
+}
+
+/// The large part of an article (`ARTICLE#<id>`/`A#BODY`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ArticleBody {
+    /// Markdown as written.
+    pub content: String,
+    /// Sanitised HTML rendering.
+    pub content_html: String,
+    /// Table of contents as a JSON string.
+    pub toc_json: String,
+}
+
+/// A list item (spec 2.3) with the decided extras.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListItem {
+    id: String,
+    title: String,
+    summary: String,
+    cover_image: String,
+    author_id: String,
+    category_id: String,
+    category_name: Option<String>,
+    tags: Vec<TagRef>,
+    publish_time: Option<String>,
+    is_top: i64,
+    status: i64,
+}
+
+/// The article detail (spec 2.3) with the decided extras.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Detail {
+    #[serde(flatten)]
+    item: ListItem,
+    content: String,
+    content_html: String,
+    is_featured: i64,
+    is_comment_disabled: i64,
+    toc_json: String,
+    create_time: String,
+    update_time: String,
+    version: i64,
+}
+
+impl Detail {
+    /// A detail from the two parts.
+    pub fn new(head: &ArticleHead, body: &ArticleBody) -> Self {
+        Detail {
+            item: head.list_item(),
+            content: body.content.clone(),
+            content_html: body.content_html.clone(),
+            is_featured: head.is_featured,
+            is_comment_disabled: head.is_comment_disabled,
+            toc_json: body.toc_json.clone(),
+            create_time: head.create_time.clone(),
+            update_time: head.update_time.clone(),
+            version: head.version,
+        }
+    }
+}
+
+/// A page of results (spec 2.4), with `current` when the caller used that alias.
+#[derive(Debug, Serialize)]
+pub struct Page<T> {
+    /// Items of the page.
+    pub records: Vec<T>,
+    /// Items across all pages.
+    pub total: u64,
+    /// Page number, from 1.
+    pub page: u64,
+    /// Page size.
+    pub size: u64,
+    /// Number of pages.
+    pub pages: u64,
+    /// Same as `page`, present when requested as `current`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub current: Option<u64>,
+}
+
+impl<T> Page<T> {
+    /// A page with its derived `pages`.
+    pub fn new(records: Vec<T>, total: u64, page: u64, size: u64, current: bool) -> Self {
+        Page {
+            records,
+            total,
+            page,
+            size,
+            pages: total.div_ceil(size),
+            current: current.then_some(page),
+        }
+    }
+}

@@ -1,0 +1,252 @@
+//! Reads of articles: the detail (one Query: head and body share a partition), public pages
+//! (one listing Query plus one BatchGetItem for the exact total and, for filtered lists, the
+//! heads), keyword search through the token index, and the administration list.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::{
+    ports::table::{Index, Item, Key, Query, SortKey, Table, TableError},
+    records::{self, number, query_all},
+    taxonomy::{categories, tags},
+};
+
+use super::{
+    keys,
+    model::{ArticleBody, ArticleHead, Status},
+    search,
+};
+
+/// Reads an article's head and body (one Query); `None` when absent or incomplete.
+pub async fn load(
+    table: &dyn Table,
+    id: u64,
+) -> Result<Option<(ArticleHead, ArticleBody)>, TableError> {
+    let query = Query::partition(Index::Primary, keys::partition(id))
+        .sort(SortKey::Between(keys::BODY.into(), keys::HEAD.into()));
+    let mut head = None;
+    let mut body = None;
+    for item in table.query(query).await?.items {
+        match Key::of(&item).map(|k| k.sk) {
+            Some(sk) if sk == keys::HEAD => head = Some(records::from_item(item)?),
+            Some(sk) if sk == keys::BODY => body = Some(records::from_item(item)?),
+            _ => {}
+        }
+    }
+    Ok(head.zip(body))
+}
+
+/// Reads an article's head (one GetItem).
+pub async fn load_head(table: &dyn Table, id: u64) -> Result<Option<ArticleHead>, TableError> {
+    table.get(&keys::head(id)).await?.map(records::from_item).transpose()
+}
+
+/// Reads items by key, 100 keys per call.
+async fn get_all(table: &dyn Table, keys: &[Key]) -> Result<Vec<Item>, TableError> {
+    let mut items = Vec::with_capacity(keys.len());
+    for chunk in keys.chunks(100) {
+        items.extend(table.get_many(chunk).await?);
+    }
+    Ok(items)
+}
+
+/// Reads up to `n` items of a query in order, following continuation keys.
+async fn first_n(table: &dyn Table, mut query: Query, n: usize) -> Result<Vec<Item>, TableError> {
+    let mut items = Vec::new();
+    while items.len() < n {
+        query.limit = Some((n - items.len()).min(u32::MAX as usize) as u32);
+        let page = table.query(query.clone()).await?;
+        items.extend(page.items);
+        match page.next {
+            Some(next) => query.start_after = Some(next),
+            None => break,
+        }
+    }
+    items.truncate(n);
+    Ok(items)
+}
+
+fn article_id(item: &Item) -> Option<u64> {
+    number(item, "articleId").map(|id| id as u64)
+}
+
+/// Filters of the public list.
+#[derive(Debug, Default)]
+pub struct Filter {
+    /// Only this category.
+    pub category_id: Option<u64>,
+    /// Only this tag.
+    pub tag_id: Option<u64>,
+    /// Only articles whose title or summary contain every word of it.
+    pub keyword: Option<String>,
+}
+
+/// One page of results: heads in order and the exact total.
+pub struct Found {
+    /// Heads of the page, in list order.
+    pub heads: Vec<ArticleHead>,
+    /// Matches across all pages.
+    pub total: u64,
+}
+
+/// A page of published articles, newest first with pinned ones on top.
+pub async fn public_page(
+    table: &dyn Table,
+    filter: &Filter,
+    page: u64,
+    size: u64,
+) -> Result<Found, TableError> {
+    let offset = ((page - 1) * size) as usize;
+    let wanted = offset + size as usize;
+    let keyword = filter.keyword.as_deref().map(str::trim).filter(|k| !k.is_empty());
+    let listing = |partition: String| Query::partition(Index::Gsi1, partition).descending();
+    match (keyword, filter.category_id, filter.tag_id) {
+        (None, None, None) => {
+            let items = first_n(table, listing(keys::PUBLISHED.into()), wanted).await?;
+            let heads =
+                items.into_iter().skip(offset).map(records::from_item).collect::<Result<_, _>>()?;
+            let stats = table.get(&keys::stats()).await?;
+            let total = stats.and_then(|s| number(&s, Status::Published.counter())).unwrap_or(0);
+            Ok(Found { heads, total: total.max(0) as u64 })
+        }
+        (None, Some(category), None) => {
+            let items =
+                first_n(table, listing(keys::published_in_category(category)), wanted).await?;
+            counted_page(
+                table,
+                &items[offset.min(items.len())..],
+                categories::repo::category_key(category),
+            )
+            .await
+        }
+        (None, None, Some(tag)) => {
+            let items = first_n(table, listing(keys::published_with_tag(tag)), wanted).await?;
+            counted_page(table, &items[offset.min(items.len())..], tags::repo::tag_key(tag)).await
+        }
+        _ => filtered_page(table, filter, keyword, offset, size as usize).await,
+    }
+}
+
+/// Heads of listing items plus a taxonomy item whose `articleCount` is the total, in one batch.
+async fn counted_page(
+    table: &dyn Table,
+    items: &[Item],
+    counter: Key,
+) -> Result<Found, TableError> {
+    let ids: Vec<u64> = items.iter().filter_map(article_id).collect();
+    let mut keys: Vec<Key> = ids.iter().map(|id| keys::head(*id)).collect();
+    keys.push(counter.clone());
+    let fetched = get_all(table, &keys).await?;
+    let mut total = 0;
+    let mut heads: HashMap<u64, ArticleHead> = HashMap::new();
+    for item in fetched {
+        if Key::of(&item).as_ref() == Some(&counter) {
+            total = number(&item, "articleCount").unwrap_or(0).max(0) as u64;
+        } else {
+            let head: ArticleHead = records::from_item(item)?;
+            heads.insert(head.id, head);
+        }
+    }
+    let heads =
+        ids.iter().filter_map(|id| heads.remove(id)).filter(ArticleHead::is_listed).collect();
+    Ok(Found { heads, total })
+}
+
+/// Keyword searches and combined filters: every match is read from the most selective index
+/// partitions (search tokens, else the tag, else the category), filtered on the link items'
+/// category and tags, counted, and the page's heads fetched in one batch.
+async fn filtered_page(
+    table: &dyn Table,
+    filter: &Filter,
+    keyword: Option<&str>,
+    offset: usize,
+    size: usize,
+) -> Result<Found, TableError> {
+    let listing = |partition: String| Query::partition(Index::Gsi1, partition).descending();
+    let mut sources = Vec::new();
+    match keyword {
+        Some(keyword) => {
+            let tokens = search::keyword_tokens(keyword);
+            if tokens.is_empty() {
+                return Ok(Found { heads: Vec::new(), total: 0 });
+            }
+            sources.extend(tokens.iter().map(|t| listing(keys::token(t))));
+        }
+        None => match filter.tag_id {
+            Some(tag) => sources.push(listing(keys::published_with_tag(tag))),
+            None => {
+                sources.extend(filter.category_id.map(|c| listing(keys::published_in_category(c))))
+            }
+        },
+    }
+    let mut matches: Option<Vec<Item>> = None;
+    for source in sources {
+        let items = query_all(table, source).await?;
+        matches = Some(match matches {
+            None => items,
+            Some(previous) => {
+                let ids: HashSet<u64> = items.iter().filter_map(article_id).collect();
+                previous
+                    .into_iter()
+                    .filter(|i| article_id(i).is_some_and(|id| ids.contains(&id)))
+                    .collect()
+            }
+        });
+    }
+    let carries = |item: &Item, attribute: &str, wanted: Option<u64>| {
+        match wanted {
+        None => true,
+        Some(wanted) => match item.get(attribute) {
+            Some(crate::ports::table::AttributeValue::L(values)) => {
+                values.iter().any(|v| matches!(v, crate::ports::table::AttributeValue::N(n) if n.parse() == Ok(wanted)))
+            }
+            _ => number(item, attribute) == Some(wanted as i64),
+        },
+    }
+    };
+    let matches: Vec<u64> = matches
+        .unwrap_or_default()
+        .iter()
+        .filter(|i| {
+            carries(i, "categoryId", filter.category_id) && carries(i, "tagIds", filter.tag_id)
+        })
+        .filter_map(article_id)
+        .collect();
+    let page: Vec<Key> = matches.iter().skip(offset).take(size).map(|id| keys::head(*id)).collect();
+    let mut heads: HashMap<u64, ArticleHead> = HashMap::new();
+    for item in get_all(table, &page).await? {
+        let head: ArticleHead = records::from_item(item)?;
+        heads.insert(head.id, head);
+    }
+    let heads = matches.iter().skip(offset).take(size).filter_map(|id| heads.remove(id)).collect();
+    Ok(Found { heads, total: matches.len() as u64 })
+}
+
+/// A page of the administration list: non-deleted articles of any status (or one), newest
+/// first; the exact total from the per-status statistics.
+pub async fn admin_page(
+    table: &dyn Table,
+    status: Option<Status>,
+    page: u64,
+    size: u64,
+) -> Result<Found, TableError> {
+    let offset = ((page - 1) * size) as usize;
+    let wanted = offset + size as usize;
+    let statuses: Vec<Status> = status.map_or(Status::ALL.to_vec(), |s| vec![s]);
+    let mut heads: Vec<ArticleHead> = Vec::new();
+    for status in &statuses {
+        let query = Query::partition(Index::Gsi2, keys::admin(status.code())).descending();
+        for item in first_n(table, query, wanted).await? {
+            heads.push(records::from_item(item)?);
+        }
+    }
+    heads.sort_by(|a, b| b.id.cmp(&a.id));
+    let heads = heads.into_iter().skip(offset).take(size as usize).collect();
+    let stats = table.get(&keys::stats()).await?;
+    let total = statuses
+        .iter()
+        .map(|s| {
+            stats.as_ref().and_then(|item| number(item, s.counter())).unwrap_or(0).max(0) as u64
+        })
+        .sum();
+    Ok(Found { heads, total })
+}

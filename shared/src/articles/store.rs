@@ -1,0 +1,291 @@
+//! Writes of articles. Every change of an article is one transaction computed from the article
+//! before and after it: the head (guarded by its version, status and deletion flag), the body
+//! when it changed, the listing, link and search items derived from the head (put when new or
+//! changed, deleted when gone), and the counters the change moves (category and tag
+//! `articleCount`/`refCount`, per-status statistics). So counters are exact at every moment.
+
+use std::collections::BTreeMap;
+
+use crate::{
+    ports::table::{n, s, AttributeValue, Condition, Item, Key, Table, TableError, Update, Write},
+    records,
+    taxonomy::{category_count_write, tag_count_write},
+};
+
+use super::{
+    keys,
+    model::{ArticleBody, ArticleHead, Status},
+    search,
+};
+
+/// Why an article transaction was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The article changed since it was read (version, status or deletion).
+    #[error("article changed concurrently")]
+    Stale,
+    /// The category does not exist (any more).
+    #[error("categoryId: category {0} does not exist")]
+    MissingCategory(u64),
+    /// A tag does not exist (any more).
+    #[error("tagIds: tag {0} does not exist")]
+    MissingTag(u64),
+    /// The table failed.
+    #[error(transparent)]
+    Table(#[from] TableError),
+}
+
+fn gsi(item: &mut Item, index: u8, partition: String, sort: String) {
+    item.insert(format!("gsi{index}pk"), s(partition));
+    item.insert(format!("gsi{index}sk"), s(sort));
+}
+
+fn link(head: &ArticleHead, sk: String) -> Item {
+    let mut item = records::key_item(&Key::new(keys::partition(head.id), sk));
+    item.insert("articleId".into(), n(head.id as i64));
+    if let Some(category) = head.category_id {
+        item.insert("categoryId".into(), n(category as i64));
+    }
+    let tags = head.tag_ids().into_iter().map(|t| n(t as i64)).collect();
+    item.insert("tagIds".into(), AttributeValue::L(tags));
+    item
+}
+
+/// The items an article's head stands for, by sort key: the head itself, and while the article
+/// is not deleted its category and tag links (in the gsi2 link partitions), and while it is
+/// listed its places in the public listings and the search index (gsi1).
+fn derived_items(head: &ArticleHead) -> Result<BTreeMap<String, Item>, TableError> {
+    let mut items = BTreeMap::new();
+    let listed = head.is_listed();
+    let order = head.listing_key();
+    let mut head_item = records::to_item(head, &keys::head(head.id))?;
+    if listed {
+        gsi(&mut head_item, 1, keys::PUBLISHED.into(), order.clone());
+    }
+    if head.is_deleted == 0 {
+        gsi(&mut head_item, 2, keys::admin(head.status), format!("{:016}", head.id));
+    }
+    items.insert(keys::HEAD.to_string(), head_item);
+    if head.is_deleted != 0 {
+        return Ok(items);
+    }
+    if let Some(category) = head.category_id {
+        let mut item = link(head, keys::CATEGORY_LINK.into());
+        gsi(&mut item, 2, keys::category_links(category), format!("{:016}", head.id));
+        if listed {
+            gsi(&mut item, 1, keys::published_in_category(category), order.clone());
+        }
+        items.insert(keys::CATEGORY_LINK.to_string(), item);
+    }
+    for tag in head.tag_ids() {
+        let mut item = link(head, keys::tag_link(tag));
+        gsi(&mut item, 2, keys::tag_links(tag), format!("{:016}", head.id));
+        if listed {
+            gsi(&mut item, 1, keys::published_with_tag(tag), order.clone());
+        }
+        items.insert(keys::tag_link(tag), item);
+    }
+    if listed {
+        for token in search::article_tokens(&head.title, &head.summary) {
+            let mut item = link(head, keys::word(&token));
+            gsi(&mut item, 1, keys::token(&token), order.clone());
+            items.insert(keys::word(&token), item);
+        }
+    }
+    Ok(items)
+}
+
+fn unchanged(before: &ArticleHead) -> Condition {
+    Condition::All(vec![
+        Condition::equals("version", n(before.version)),
+        Condition::equals("status", n(before.status)),
+        Condition::equals("isDeleted", n(before.is_deleted)),
+    ])
+}
+
+/// What a write of the transaction stands for, to explain a cancellation.
+#[derive(Clone, Copy)]
+enum Role {
+    Head,
+    Category(u64),
+    Tag(u64),
+    Other,
+}
+
+fn counter_deltas(
+    before: Option<&ArticleHead>,
+    after: &ArticleHead,
+    ids: impl Fn(&ArticleHead) -> Vec<u64>,
+) -> BTreeMap<u64, (i64, i64)> {
+    let mut deltas: BTreeMap<u64, (i64, i64)> = BTreeMap::new();
+    let mut count = |head: &ArticleHead, sign: i64| {
+        let listed = head.is_listed() as i64;
+        let referenced = (head.is_deleted == 0) as i64;
+        for id in ids(head) {
+            let entry = deltas.entry(id).or_default();
+            entry.0 += sign * listed;
+            entry.1 += sign * referenced;
+        }
+    };
+    if let Some(before) = before {
+        count(before, -1);
+    }
+    count(after, 1);
+    deltas.retain(|_, (published, referenced)| *published != 0 || *referenced != 0);
+    deltas
+}
+
+fn stats_write(before: Option<&ArticleHead>, after: &ArticleHead) -> Option<Write> {
+    let mut update = Update::new();
+    let counted =
+        |head: &ArticleHead, status: Status| head.is_deleted == 0 && head.state() == status;
+    for status in Status::ALL {
+        let delta = counted(after, status) as i64 - before.map_or(0, |b| counted(b, status) as i64);
+        if delta != 0 {
+            update = update.add(status.counter(), delta);
+        }
+    }
+    (!update.add.is_empty()).then(|| Write::Update { key: keys::stats(), update, condition: None })
+}
+
+/// Commits the change of an article from `before` (None when new) to `after`, with its body
+/// when that changed.
+pub async fn save(
+    table: &dyn Table,
+    before: Option<&ArticleHead>,
+    after: &ArticleHead,
+    body: Option<&ArticleBody>,
+) -> Result<(), StoreError> {
+    let old = before.map(derived_items).transpose()?.unwrap_or_default();
+    let new = derived_items(after)?;
+    let mut writes = Vec::new();
+    let mut roles = Vec::new();
+    for (sk, item) in &new {
+        if sk == keys::HEAD {
+            let condition = before.map_or(Condition::NotExists, unchanged);
+            writes.push(Write::Put { item: item.clone(), condition: Some(condition) });
+            roles.push(Role::Head);
+        } else if old.get(sk) != Some(item) {
+            writes.push(Write::Put { item: item.clone(), condition: None });
+            roles.push(Role::Other);
+        }
+    }
+    for sk in old.keys().filter(|sk| !new.contains_key(*sk)) {
+        writes.push(Write::Delete {
+            key: Key::new(keys::partition(after.id), sk.clone()),
+            condition: None,
+        });
+        roles.push(Role::Other);
+    }
+    if let Some(body) = body {
+        writes.push(Write::Put {
+            item: records::to_item(body, &keys::body(after.id))?,
+            condition: None,
+        });
+        roles.push(Role::Other);
+    }
+    let categories = counter_deltas(before, after, |h| h.category_id.into_iter().collect());
+    for (id, (published, referenced)) in categories {
+        writes.push(category_count_write(id, published, referenced));
+        roles.push(Role::Category(id));
+    }
+    for (id, (published, referenced)) in counter_deltas(before, after, ArticleHead::tag_ids) {
+        writes.push(tag_count_write(id, published, referenced));
+        roles.push(Role::Tag(id));
+    }
+    if let Some(stats) = stats_write(before, after) {
+        writes.push(stats);
+        roles.push(Role::Other);
+    }
+    match table.transact(writes).await {
+        Ok(()) => Ok(()),
+        Err(TableError::TransactionCancelled { failed }) => {
+            let first = failed.iter().filter_map(|i| roles.get(*i).copied());
+            let mut reason = StoreError::Stale;
+            for role in first {
+                match role {
+                    Role::Head => return Err(StoreError::Stale),
+                    Role::Category(id) => reason = StoreError::MissingCategory(id),
+                    Role::Tag(id) => reason = StoreError::MissingTag(id),
+                    Role::Other => {}
+                }
+            }
+            Err(reason)
+        }
+        Err(other) => Err(other.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::articles::model::TagRef;
+
+    fn head(status: Status, category: Option<u64>, tags: &[u64]) -> ArticleHead {
+        ArticleHead {
+            id: 7,
+            title: "Rust ownership".into(),
+            summary: "Borrowing explained".into(),
+            cover_image: String::new(),
+            author_id: 1,
+            category_id: category,
+            category_name: None,
+            tags: tags
+                .iter()
+                .map(|t| TagRef {
+                    id: t.to_string(),
+                    name: format!("t{t}"),
+                    slug: format!("t{t}"),
+                    color: "#000000".into(),
+                })
+                .collect(),
+            status: status.code(),
+            is_top: 0,
+            is_featured: 0,
+            is_comment_disabled: 0,
+            version: 1,
+            publish_time: Some("2026-01-01T00:00:00".into()),
+            create_time: "2026-01-01T00:00:00".into(),
+            update_time: "2026-01-01T00:00:00".into(),
+            is_deleted: 0,
+        }
+    }
+
+    #[test]
+    fn publishing_moves_published_counts_but_not_references() {
+        let draft = head(Status::Draft, Some(3), &[4, 5]);
+        let published = head(Status::Published, Some(3), &[4, 5]);
+        let categories =
+            counter_deltas(Some(&draft), &published, |h| h.category_id.into_iter().collect());
+        assert_eq!(categories.into_iter().collect::<Vec<_>>(), [(3, (1, 0))]);
+        let tags = counter_deltas(Some(&draft), &published, ArticleHead::tag_ids);
+        assert_eq!(tags.into_iter().collect::<Vec<_>>(), [(4, (1, 0)), (5, (1, 0))]);
+    }
+
+    #[test]
+    fn moving_a_published_article_moves_both_counts() {
+        let before = head(Status::Published, Some(3), &[4]);
+        let after = head(Status::Published, Some(8), &[9]);
+        let categories =
+            counter_deltas(Some(&before), &after, |h| h.category_id.into_iter().collect());
+        assert_eq!(categories.into_iter().collect::<Vec<_>>(), [(3, (-1, -1)), (8, (1, 1))]);
+    }
+
+    #[test]
+    fn only_listed_articles_have_listing_and_search_items() {
+        let draft = derived_items(&head(Status::Draft, Some(3), &[4])).unwrap();
+        assert_eq!(
+            draft.keys().cloned().collect::<Vec<_>>(),
+            ["A#CAT", "A#HEAD", "A#TAG#0000000000000004"]
+        );
+        assert!(!draft["A#HEAD"].contains_key("gsi1pk"));
+        let published = derived_items(&head(Status::Published, Some(3), &[4])).unwrap();
+        assert!(
+            published.contains_key("A#WORD#rust") && published.contains_key("A#WORD#borrowing")
+        );
+        assert_eq!(published["A#HEAD"]["gsi1pk"], s("PUB"));
+        let mut deleted = head(Status::Published, Some(3), &[4]);
+        deleted.is_deleted = 1;
+        assert_eq!(derived_items(&deleted).unwrap().len(), 1);
+    }
+}
