@@ -6,7 +6,14 @@
 use std::{collections::HashMap, path::Path, sync::Arc};
 
 use blog_shared::{
-    auth, config::Config, context::AppContext, lambda, ports::table::Table, setup, users,
+    articles, auth,
+    config::Config,
+    context::AppContext,
+    lambda,
+    ports::table::Table,
+    setup,
+    taxonomy::{categories, tags},
+    users,
 };
 use lambda_http::{
     lambda_runtime::{Context, LambdaEvent},
@@ -89,6 +96,63 @@ async fn every_sample_event_is_answered_by_its_function(table: Arc<dyn Table>) {
     }
     let deleted = users::repo::find_by_login(ctx.table.as_ref(), "event_user").await.unwrap();
     assert!(deleted.is_none(), "the delete-user event removed the account");
+
+    replay_taxonomy(&ctx, &mut values, categories::router, "categories", "CATEGORY_ID").await;
+    replay_taxonomy(&ctx, &mut values, tags::router, "tags", "TAG_ID").await;
+    replay_articles(&ctx, &mut values).await;
+}
+
+/// Replays the events of the two article functions in a meaningful order (create, update,
+/// publish, the public reads, archive, unarchive, delete); every answer is code 200.
+async fn replay_articles(ctx: &AppContext, values: &mut HashMap<&str, String>) {
+    let admin = lambda::service(articles::admin_router, ctx.clone());
+    let public = lambda::service(articles::public_router, ctx.clone());
+    let (status, body) = invoke(&admin, event("admin-articles/create.json", values)).await;
+    assert_eq!((status, &body["code"]), (200, &Value::from(200)), "create: {body}");
+    values.insert("ARTICLE_ID", body["data"].as_str().unwrap().to_string());
+    let sequence = [
+        (&admin, "admin-articles/list.json"),
+        (&admin, "admin-articles/detail.json"),
+        (&admin, "admin-articles/update.json"),
+        (&admin, "admin-articles/publish.json"),
+        (&public, "articles/list.json"),
+        (&public, "articles/list-filtered.json"),
+        (&public, "articles/detail.json"),
+        (&admin, "admin-articles/archive.json"),
+        (&admin, "admin-articles/unarchive.json"),
+        (&admin, "admin-articles/delete.json"),
+    ];
+    for (function, file) in sequence {
+        let (status, body) = invoke(function, event(file, values)).await;
+        assert_eq!(status, 200, "{file}: {body}");
+        assert_eq!(body["code"], Value::from(200), "{file}: {body}");
+    }
+}
+
+/// Replays the events of a categories or tags function: create first (its id feeds the
+/// others), the reads, then update and delete; every answer is the string-code envelope.
+async fn replay_taxonomy(
+    ctx: &AppContext,
+    values: &mut HashMap<&str, String>,
+    area: fn(AppContext) -> axum::Router,
+    folder: &str,
+    placeholder: &'static str,
+) {
+    let function = lambda::service(area, ctx.clone());
+    let (status, body) = invoke(&function, event(&format!("{folder}/create.json"), values)).await;
+    assert_eq!((status, &body["code"]), (200, &Value::from("200")), "{folder}/create: {body}");
+    values.insert(placeholder, body["data"]["id"].as_str().unwrap().to_string());
+    let reads: &[&str] = if folder == "categories" {
+        &["tree", "list", "by-slug", "update", "delete"]
+    } else {
+        &["list", "hot", "by-slug", "update", "delete"]
+    };
+    for name in reads {
+        let (status, body) =
+            invoke(&function, event(&format!("{folder}/{name}.json"), values)).await;
+        assert_eq!(status, 200, "{folder}/{name}: {body}");
+        assert_eq!(body["code"], Value::from("200"), "{folder}/{name}: {body}");
+    }
 }
 
 #[tokio::test]

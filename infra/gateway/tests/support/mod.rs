@@ -102,7 +102,12 @@ impl Api {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let base = format!("http://{}", listener.local_addr().expect("addr"));
         tokio::spawn(local_gateway::serve(listener, ctx, std::future::pending()));
-        Api { transport: Transport::Http { base, client: reqwest::Client::new() }, table, metered, events }
+        Api {
+            transport: Transport::Http { base, client: reqwest::Client::new() },
+            table,
+            metered,
+            events,
+        }
     }
 
     /// Table calls made while `request` runs (the principal cache is warmed first by the
