@@ -49,6 +49,16 @@ emulator-tests:
 lint-template:
 	.tools/venv/bin/cfn-lint template.yaml
 
+## bench: DynamoDB calls and capacity per endpoint at 1,000 and 10,000 articles (docs/performance.md)
+# Dev profile on purpose: a release build (LTO, one codegen unit) of the AWS SDKs was still
+# compiling after 10 minutes here (2 CPUs), and the dev profile already optimises the Markdown
+# pipeline; DynamoDB Local, not this process, bounds the seeding. Its own emulator state dir, so
+# a concurrent `make test` neither reuses nor stops the emulators during the long run.
+.PHONY: bench
+bench: tools
+	EMULATORS_STATE_DIR=$(CURDIR)/.emulators/bench $(EMULATORS)/with-emulators.sh \
+		$(CARGO) run -p bench --bin capacity -- --articles 1000,10000 --out docs/performance.md
+
 clean:
 	$(CARGO) clean
 	rm -rf .emulators

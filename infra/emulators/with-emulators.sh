@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Runs a command with DynamoDB Local and moto (SQS) up and exits with the command's status:
+# Runs a command with DynamoDB Local, moto (SQS) and s3s-fs (S3) up and exits with the command's
+# status:
 #
 #   infra/emulators/with-emulators.sh cargo test -p blog-shared --features dynamodb ...
 #
-# Exports BLOG_TEST_DYNAMODB_ENDPOINT, BLOG_TEST_SQS_ENDPOINT and static test credentials
-# (AWS_ACCESS_KEY_ID=test, AWS_SECRET_ACCESS_KEY=test, AWS_REGION=us-east-1). Starts each
+# Exports BLOG_TEST_DYNAMODB_ENDPOINT, BLOG_TEST_SQS_ENDPOINT (moto; it serves S3 too, with object
+# tagging but without checking signatures), BLOG_TEST_S3_ENDPOINT (s3s-fs, which verifies SigV4)
+# and static test credentials (AWS_ACCESS_KEY_ID=test, AWS_SECRET_ACCESS_KEY=test,
+# AWS_REGION=us-east-1). Starts each
 # emulator and always stops it afterwards; one already running (dynamodb-local.sh start,
-# moto.sh start) is reused and left running. Fails without running the command when either
-# emulator does not start.
+# moto.sh start, s3s.sh start) is reused and left running. Fails without running the command when
+# any emulator does not start.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -15,6 +18,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 # Emulator scripts whose instance this run started; stopped on exit.
 started=()
+# shellcheck disable=SC2317 # called by the EXIT trap
 stop_started() {
   local script
   for script in ${started[@]+"${started[@]}"}; do
@@ -44,6 +48,8 @@ start_or_reuse dynamodb-local.sh "DynamoDB Local"
 export BLOG_TEST_DYNAMODB_ENDPOINT="$endpoint"
 start_or_reuse moto.sh "moto"
 export BLOG_TEST_SQS_ENDPOINT="$endpoint"
+start_or_reuse s3s.sh "s3s-fs"
+export BLOG_TEST_S3_ENDPOINT="$endpoint"
 export AWS_ACCESS_KEY_ID=test
 export AWS_SECRET_ACCESS_KEY=test
 export AWS_REGION=us-east-1

@@ -14,6 +14,15 @@ pub enum StoreKind {
     DynamoDb,
 }
 
+/// Which embedder the worker uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EmbedderKind {
+    /// Local hashed n-gram embedder (no network, no model download).
+    Local,
+    /// Amazon Bedrock, Titan Text Embeddings V2.
+    Bedrock,
+}
+
 /// The administrator created at start-up when no account with that user name exists.
 #[derive(Clone, Debug)]
 pub struct AdminBootstrap {
@@ -67,6 +76,32 @@ pub struct Config {
     pub events_queue_url: Option<String>,
     /// SQS endpoint override (emulators).
     pub sqs_endpoint: Option<String>,
+    /// Embedder of the worker: `local` (hashed n-grams, no network) or `bedrock`.
+    pub embedder: EmbedderKind,
+    /// Bedrock model id.
+    pub bedrock_model_id: String,
+    /// Embedding dimensions (Bedrock: 256, 512 or 1024).
+    pub embedding_dimensions: usize,
+    /// Bedrock endpoint override (stubs).
+    pub bedrock_endpoint: Option<String>,
+    /// Where the worker POSTs a notification of each published article.
+    pub webhook_url: Option<String>,
+    /// Key of the notification's HMAC-SHA256 signature header.
+    pub webhook_secret: Option<String>,
+    /// S3 bucket of uploaded files (Lambda, or the gateway on AWS adapters).
+    pub bucket_name: Option<String>,
+    /// S3 endpoint override (emulators); also switches to path-style addressing.
+    pub s3_endpoint: Option<String>,
+    /// Uploads carry the `pending` tag that the bucket's lifecycle rule expires until confirmed
+    /// (off only for S3-compatible servers without object tagging).
+    pub s3_tag_pending: bool,
+    /// Validity of a pre-signed upload URL.
+    pub upload_url_ttl: Duration,
+    /// Base URL of the local gateway as browsers reach it (the local blob store's URLs).
+    pub public_base_url: String,
+    /// Running inside AWS Lambda (`AWS_LAMBDA_RUNTIME_API` set): work after a response must
+    /// finish before the handler returns, as the environment is frozen afterwards.
+    pub in_lambda: bool,
     /// Log filter (tracing-subscriber EnvFilter syntax).
     pub log: String,
     /// Emit JSON log lines.
@@ -131,10 +166,37 @@ impl Config {
             admin,
             events_queue_url: lookup("BLOG_EVENTS_QUEUE_URL"),
             sqs_endpoint: lookup("BLOG_SQS_ENDPOINT"),
+            embedder: match lookup("BLOG_EMBEDDER").as_deref() {
+                None | Some("local") => EmbedderKind::Local,
+                Some("bedrock") => EmbedderKind::Bedrock,
+                Some(other) => bail!("BLOG_EMBEDDER must be `local` or `bedrock`, not `{other}`"),
+            },
+            bedrock_model_id: lookup("BLOG_BEDROCK_MODEL_ID")
+                .unwrap_or_else(|| "amazon.titan-embed-text-v2:0".into()),
+            embedding_dimensions: parse(&lookup, "BLOG_EMBEDDING_DIMENSIONS", 512)?,
+            bedrock_endpoint: lookup("BLOG_BEDROCK_ENDPOINT"),
+            webhook_url: lookup("BLOG_WEBHOOK_URL"),
+            webhook_secret: lookup("BLOG_WEBHOOK_SECRET"),
+            bucket_name: lookup("BLOG_BUCKET_NAME"),
+            s3_endpoint: lookup("BLOG_S3_ENDPOINT"),
+            s3_tag_pending: parse(&lookup, "BLOG_S3_TAG_PENDING", true)?,
+            upload_url_ttl: upload_url_ttl(&lookup)?,
+            public_base_url: lookup("BLOG_PUBLIC_BASE_URL")
+                .unwrap_or_else(|| format!("http://127.0.0.1:{port}")),
+            in_lambda: lookup("AWS_LAMBDA_RUNTIME_API").is_some(),
             log: lookup("BLOG_LOG").unwrap_or_else(|| "info".into()),
             log_json: parse(&lookup, "BLOG_LOG_JSON", false)?,
         })
     }
+}
+
+/// `BLOG_UPLOAD_URL_MINUTES`: 15 by default, at most 7 days (S3's limit for pre-signed URLs).
+fn upload_url_ttl(lookup: &impl Fn(&str) -> Option<String>) -> anyhow::Result<Duration> {
+    let minutes: u64 = parse(lookup, "BLOG_UPLOAD_URL_MINUTES", 15)?;
+    if !(1..=7 * 24 * 60).contains(&minutes) {
+        bail!("BLOG_UPLOAD_URL_MINUTES must be between 1 and 10080, not {minutes}");
+    }
+    Ok(Duration::from_secs(minutes * 60))
 }
 
 fn parse<T: std::str::FromStr>(
@@ -169,6 +231,17 @@ mod tests {
         assert_eq!(config.token_ttl, Duration::from_secs(7200));
         assert!(matches!(config.jwt_secret, SecretSource::Generated));
         assert!(config.admin.is_none());
+    }
+
+    #[test]
+    fn uploads_default_to_15_minute_urls_on_the_gateway_address() {
+        let defaults = config(&[("BLOG_PORT", "8080")]).unwrap();
+        assert_eq!(defaults.upload_url_ttl, Duration::from_secs(900));
+        assert_eq!(defaults.public_base_url, "http://127.0.0.1:8080");
+        assert!(defaults.s3_tag_pending && !defaults.in_lambda && defaults.bucket_name.is_none());
+        let short = config(&[("BLOG_UPLOAD_URL_MINUTES", "5")]).unwrap();
+        assert_eq!(short.upload_url_ttl, Duration::from_secs(300));
+        assert!(config(&[("BLOG_UPLOAD_URL_MINUTES", "0")]).is_err());
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::{
     auth::{principal::PrincipalCache, tokens::TokenKeys},
     config::Config,
-    ports::{events::EventQueue, table::Table},
+    ports::{blobs::Blobs, embedder::Embedder, events::EventQueue, table::Table},
 };
 
 /// Shared state of every router.
@@ -22,6 +22,10 @@ pub struct AppContext {
     pub principals: Arc<PrincipalCache>,
     /// The event queue, in the processes that emit events.
     pub events: Option<Arc<dyn EventQueue>>,
+    /// The embedder, in the processes that handle events.
+    pub embedder: Option<Arc<dyn Embedder>>,
+    /// Object storage, in the processes that serve files.
+    pub blobs: Option<Arc<dyn Blobs>>,
 }
 
 impl AppContext {
@@ -29,7 +33,27 @@ impl AppContext {
     pub fn new(table: Arc<dyn Table>, config: Config, jwt_secret: &[u8]) -> Self {
         let tokens = Arc::new(TokenKeys::new(jwt_secret, config.token_ttl));
         let principals = Arc::new(PrincipalCache::new(config.principal_cache_ttl));
-        Self { table, config: Arc::new(config), tokens, principals, events: None }
+        Self {
+            table,
+            config: Arc::new(config),
+            tokens,
+            principals,
+            events: None,
+            embedder: None,
+            blobs: None,
+        }
+    }
+
+    /// The same context with an embedder.
+    pub fn with_embedder(mut self, embedder: Arc<dyn Embedder>) -> Self {
+        self.embedder = Some(embedder);
+        self
+    }
+
+    /// The same context with object storage.
+    pub fn with_blobs(mut self, blobs: Arc<dyn Blobs>) -> Self {
+        self.blobs = Some(blobs);
+        self
     }
 
     /// The same context with an event queue.

@@ -17,6 +17,8 @@ pub enum IdKind {
     Tag,
     /// Articles.
     Article,
+    /// File records.
+    File,
 }
 
 impl IdKind {
@@ -26,6 +28,7 @@ impl IdKind {
             IdKind::Category => "CATEGORY",
             IdKind::Tag => "TAG",
             IdKind::Article => "ARTICLE",
+            IdKind::File => "FILE",
         };
         Key::new(format!("COUNTER#{kind}"), "COUNTER")
     }

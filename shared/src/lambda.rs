@@ -30,3 +30,55 @@ pub async fn run(area: fn(AppContext) -> Router, needs: Needs) -> Result<(), Lam
 pub fn service(area: fn(AppContext) -> Router, ctx: AppContext) -> Router {
     crate::http::finish(area(ctx))
 }
+
+/// Runs the worker function: SQS batches of ArticlePublishedEvent (partial batch failures
+/// reported back) and the scheduled outbox sweep.
+pub async fn run_worker() -> Result<(), LambdaError> {
+    let config = Config::from_env()?;
+    crate::telemetry::init(&config.log, true);
+    let ctx = setup::function_context(config, Needs::WORKER).await?;
+    let handler =
+        lambda_runtime::service_fn(move |event: lambda_runtime::LambdaEvent<serde_json::Value>| {
+            let ctx = ctx.clone();
+            async move { worker_invocation(&ctx, event.payload).await }
+        });
+    lambda_runtime::run(handler).await
+}
+
+/// One invocation of the worker: an SQS event, or any other event (the schedule) as a sweep.
+pub async fn worker_invocation(
+    ctx: &AppContext,
+    payload: serde_json::Value,
+) -> Result<serde_json::Value, LambdaError> {
+    use aws_lambda_events::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent};
+    if payload.get("Records").is_none() {
+        let delivered =
+            crate::articles::events::sweep(ctx, std::time::Duration::from_secs(60)).await?;
+        return Ok(serde_json::json!({ "delivered": delivered }));
+    }
+    let event: SqsEvent = serde_json::from_value(payload)?;
+    let messages: Vec<crate::ports::events::Message> = event
+        .records
+        .into_iter()
+        .map(|record| crate::ports::events::Message {
+            id: record.message_id.unwrap_or_default(),
+            receive_count: record
+                .attributes
+                .get("ApproximateReceiveCount")
+                .and_then(|count| count.parse().ok())
+                .unwrap_or(1),
+            body: record.body.unwrap_or_default(),
+        })
+        .collect();
+    let failed = crate::articles::worker::process_batch(ctx, &messages).await;
+    let mut response = SqsBatchResponse::default();
+    response.batch_item_failures = failed
+        .into_iter()
+        .map(|id| {
+            let mut failure = BatchItemFailure::default();
+            failure.item_identifier = id;
+            failure
+        })
+        .collect();
+    Ok(serde_json::to_value(response)?)
+}

@@ -6,6 +6,7 @@ pub mod articles;
 pub mod auth;
 pub mod config;
 pub mod context;
+pub mod files;
 pub mod http;
 pub mod ids;
 #[cfg(feature = "lambda")]

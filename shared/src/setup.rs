@@ -9,7 +9,7 @@ use crate::{
     auth::bootstrap::{ensure_admin, Outcome},
     config::{Config, SecretSource, StoreKind},
     context::AppContext,
-    ports::table::Table,
+    ports::{blobs::Blobs, table::Table},
 };
 
 /// Opens the table adapter the configuration names.
@@ -88,15 +88,25 @@ pub struct Needs {
     pub tokens: bool,
     /// Emits events (needs the event queue).
     pub events: bool,
+    /// Handles events (needs the embedder).
+    pub embedder: bool,
+    /// Serves files (needs object storage).
+    pub blobs: bool,
 }
 
 impl Needs {
     /// Anonymous reads only: no secret is fetched at cold start.
-    pub const PUBLIC: Needs = Needs { tokens: false, events: false };
+    pub const PUBLIC: Needs = Needs { tokens: false, events: false, embedder: false, blobs: false };
     /// Authenticated endpoints.
-    pub const TOKENS: Needs = Needs { tokens: true, events: false };
+    pub const TOKENS: Needs = Needs { tokens: true, events: false, embedder: false, blobs: false };
     /// Authenticated endpoints that emit events.
-    pub const TOKENS_AND_EVENTS: Needs = Needs { tokens: true, events: true };
+    pub const TOKENS_AND_EVENTS: Needs =
+        Needs { tokens: true, events: true, embedder: false, blobs: false };
+    /// Authenticated endpoints on object storage.
+    pub const TOKENS_AND_BLOBS: Needs =
+        Needs { tokens: true, events: false, embedder: false, blobs: true };
+    /// The worker: handles events, and re-sends outbox events.
+    pub const WORKER: Needs = Needs { tokens: false, events: true, embedder: true, blobs: false };
 }
 
 /// Builds the context: table adapter and JWT keys.
@@ -121,11 +131,98 @@ pub async fn function_context(config: Config, needs: Needs) -> anyhow::Result<Ap
         rand::rng().random::<[u8; 32]>().to_vec()
     };
     let queue = if needs.events { Some(event_queue(&config).await?) } else { None };
-    let ctx = AppContext::new(table, config, &secret);
-    Ok(match queue {
-        Some(queue) => ctx.with_events(queue),
-        None => ctx,
-    })
+    let embedder = if needs.embedder { Some(embedder(&config).await?) } else { None };
+    let blobs = if needs.blobs { Some(cloud_blobs(&config).await?) } else { None };
+    let mut ctx = AppContext::new(table, config, &secret);
+    if let Some(blobs) = blobs {
+        ctx = ctx.with_blobs(blobs);
+    }
+    if let Some(queue) = queue {
+        ctx = ctx.with_events(queue);
+    }
+    if let Some(embedder) = embedder {
+        ctx = ctx.with_embedder(embedder);
+    }
+    Ok(ctx)
+}
+
+/// The embedder the configuration names.
+pub async fn embedder(
+    config: &Config,
+) -> anyhow::Result<Arc<dyn crate::ports::embedder::Embedder>> {
+    match config.embedder {
+        crate::config::EmbedderKind::Local => Ok(Arc::new(
+            crate::ports::embedder::local::LocalEmbedder::new(config.embedding_dimensions),
+        )),
+        #[cfg(feature = "bedrock")]
+        crate::config::EmbedderKind::Bedrock => {
+            let sdk = crate::ports::aws::sdk_config().await;
+            Ok(Arc::new(crate::ports::embedder::bedrock::BedrockEmbedder::from_config(
+                &sdk,
+                &config.bedrock_model_id,
+                config.embedding_dimensions,
+                config.bedrock_endpoint.as_deref(),
+            )?))
+        }
+        #[cfg(not(feature = "bedrock"))]
+        crate::config::EmbedderKind::Bedrock => {
+            bail!("this binary was built without the Bedrock adapter")
+        }
+    }
+}
+
+/// The local gateway's services around a context: the in-process event queue, the embedder
+/// and the worker loop that consumes the queue (to be spawned).
+pub async fn local_worker(
+    ctx: AppContext,
+) -> anyhow::Result<(AppContext, impl std::future::Future<Output = ()> + Send + 'static)> {
+    let (queue, receiver) = crate::ports::events::local::InProcessQueue::new();
+    let queue = Arc::new(queue);
+    let embedder = embedder(&ctx.config).await?;
+    let ctx = ctx.with_events(queue.clone()).with_embedder(embedder);
+    let worker = crate::articles::worker::run_local(
+        ctx.clone(),
+        queue,
+        receiver,
+        std::time::Duration::from_secs(30),
+    );
+    Ok((ctx, worker))
+}
+
+/// The S3 bucket the configuration names (`BLOG_BUCKET_NAME`, `BLOG_S3_ENDPOINT`).
+pub async fn cloud_blobs(config: &Config) -> anyhow::Result<Arc<dyn Blobs>> {
+    let Some(bucket) = config.bucket_name.clone() else {
+        bail!("BLOG_BUCKET_NAME must be set for this function");
+    };
+    #[cfg(feature = "s3")]
+    {
+        let sdk = crate::ports::aws::sdk_config().await;
+        let blobs = crate::ports::blobs::s3::S3Blobs::from_config(
+            &sdk,
+            bucket,
+            config.s3_endpoint.as_deref(),
+            config.s3_tag_pending,
+        );
+        Ok(Arc::new(blobs))
+    }
+    #[cfg(not(feature = "s3"))]
+    bail!("this binary was built without the S3 adapter (bucket {bucket})")
+}
+
+/// Object storage of the local gateway: S3 when it runs on the AWS adapters with a bucket
+/// configured, else the embedded store under `<data dir>/blobs`, whose URLs start with
+/// `BLOG_PUBLIC_BASE_URL` and are signed with a key generated once into the data dir.
+pub async fn gateway_blobs(config: &Config) -> anyhow::Result<Arc<dyn Blobs>> {
+    if config.store == StoreKind::DynamoDb && config.bucket_name.is_some() {
+        return cloud_blobs(config).await;
+    }
+    let key = generated_secret(&config.data_dir.join("blob-signing-key"))?;
+    let store = crate::ports::blobs::local::LocalBlobs::open(
+        config.data_dir.join("blobs"),
+        &config.public_base_url,
+        &key,
+    )?;
+    Ok(Arc::new(store))
 }
 
 /// The SQS event queue the configuration names.

@@ -106,12 +106,13 @@ async fn an_undeleted_message_moves_to_the_dead_letter_queue_after_max_receive_c
 
 #[tokio::test]
 #[ignore = "needs moto; make test runs it"]
-async fn errors_name_the_operation_and_the_queue() {
+async fn errors_name_the_operation_and_the_queue_and_give_the_service_message() {
     let missing = format!("{}/000000000000/{}", endpoint(), unique("missing"));
     let queue = SqsQueue::new(SqsQueue::test_client(&endpoint()), &missing);
 
     let error = queue.send("lost".into()).await.expect_err("send to a missing queue").to_string();
     assert!(error.starts_with(&format!("SendMessage {missing}: ")), "{error}");
+    assert!(error.ends_with("The specified queue does not exist."), "{error}");
     let error = queue.receive(1, 0).await.expect_err("receive from a missing queue").to_string();
     assert!(error.starts_with(&format!("ReceiveMessage {missing}: ")), "{error}");
 }

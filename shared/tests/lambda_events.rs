@@ -9,7 +9,8 @@ use blog_shared::{
     articles, auth,
     config::Config,
     context::AppContext,
-    lambda,
+    files, lambda,
+    ports::blobs::local::LocalBlobs,
     ports::table::Table,
     setup,
     taxonomy::{categories, tags},
@@ -100,6 +101,7 @@ async fn every_sample_event_is_answered_by_its_function(table: Arc<dyn Table>) {
     replay_taxonomy(&ctx, &mut values, categories::router, "categories", "CATEGORY_ID").await;
     replay_taxonomy(&ctx, &mut values, tags::router, "tags", "TAG_ID").await;
     replay_articles(&ctx, &mut values).await;
+    replay_files(&ctx, &mut values).await;
 }
 
 /// Replays the events of the two article functions in a meaningful order (create, update,
@@ -126,6 +128,42 @@ async fn replay_articles(ctx: &AppContext, values: &mut HashMap<&str, String>) {
         let (status, body) = invoke(function, event(file, values)).await;
         assert_eq!(status, 200, "{file}: {body}");
         assert_eq!(body["code"], Value::from(200), "{file}: {body}");
+    }
+}
+
+/// Bytes of the sample upload (`events/files/presigned.json` declares their size and MD5).
+const SAMPLE_FILE: &[u8] = b"Hello from a sample event of the files area.\n";
+
+/// Replays the events of the files function on the local blob store: presigned, the PUT of the
+/// bytes to the signed URL (served by the store's own routes, as the local gateway does), then
+/// confirm, metadata, access-url and delete; every answer is code 0.
+async fn replay_files(ctx: &AppContext, values: &mut HashMap<&str, String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let base = "http://blobs.events";
+    let store = LocalBlobs::open(dir.path(), base, b"events-blob-key").unwrap();
+    let ctx = ctx.clone().with_blobs(Arc::new(store.clone()));
+    let function = lambda::service(files::router, ctx);
+    let (status, body) = invoke(&function, event("files/presigned.json", values)).await;
+    assert_eq!((status, &body["code"]), (200, &Value::from(0)), "presigned: {body}");
+    let data = &body["data"];
+    values.insert("FILE_ID", data["fileId"].as_str().unwrap().to_string());
+
+    let url = data["uploadUrl"].as_str().unwrap().strip_prefix(base).unwrap();
+    let mut put = axum::http::Request::put(url).header("content-length", SAMPLE_FILE.len());
+    for (name, value) in data["uploadHeaders"].as_object().unwrap() {
+        put = put.header(name.as_str(), value.as_str().unwrap());
+    }
+    let stored = store.router().oneshot(put.body(axum::body::Body::from(SAMPLE_FILE)).unwrap());
+    assert_eq!(stored.await.unwrap().status(), 200, "PUT to the signed URL");
+
+    for file in ["confirm", "metadata", "access-url", "delete"] {
+        let (status, body) = invoke(&function, event(&format!("files/{file}.json"), values)).await;
+        assert_eq!((status, &body["code"]), (200, &Value::from(0)), "files/{file}: {body}");
+        match file {
+            "metadata" => assert_eq!(body["data"]["uploadStatus"], Value::from(1), "{body}"),
+            "access-url" => assert!(body["data"].as_str().unwrap().starts_with(base), "{body}"),
+            _ => assert_eq!(body["data"], Value::Null, "{body}"),
+        }
     }
 }
 

@@ -5,6 +5,7 @@ use axum::Router;
 use blog_shared::{
     articles, auth,
     context::AppContext,
+    files,
     taxonomy::{categories, tags},
     users,
 };
@@ -18,7 +19,13 @@ pub fn app(ctx: AppContext) -> Router {
         .merge(categories::router(ctx.clone()))
         .merge(tags::router(ctx.clone()))
         .merge(articles::public_router(ctx.clone()))
-        .merge(articles::admin_router(ctx));
+        .merge(articles::admin_router(ctx.clone()))
+        .merge(files::router(ctx.clone()));
+    // The local blob store serves its signed URLs itself (S3 serves its own).
+    let areas = match ctx.blobs.as_ref().and_then(|blobs| blobs.http_routes()) {
+        Some(blob_routes) => areas.merge(blob_routes),
+        None => areas,
+    };
     blog_shared::http::finish(areas)
 }
 

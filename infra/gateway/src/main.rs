@@ -41,6 +41,10 @@ async fn main() -> anyhow::Result<()> {
             if let Some(outcome) = setup::bootstrap_admin(&ctx).await? {
                 tracing::info!(?outcome, "administrator bootstrap");
             }
+            let (ctx, worker) = setup::local_worker(ctx).await?;
+            tokio::spawn(worker);
+            let blobs = setup::gateway_blobs(&ctx.config).await?;
+            let ctx = ctx.with_blobs(blobs);
             let listener = tokio::net::TcpListener::bind(listen)
                 .await
                 .with_context(|| format!("binding {listen}"))?;

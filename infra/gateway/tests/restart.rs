@@ -53,6 +53,7 @@ async fn start(data_dir: &Path, port: u16) -> Running {
 }
 
 async fn post(port: u16, path: &str, body: Value) -> (u16, Value) {
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     let response = reqwest::Client::new()
         .post(format!("http://127.0.0.1:{port}{path}"))
         .json(&body)

@@ -15,7 +15,7 @@ use crate::{
 
 use super::{
     content,
-    events::{self, ArticlePublishedEvent},
+    events::{self, outbox_write, ArticlePublishedEvent},
     input::{ArticleInput, ListQuery, Validated},
     lifecycle::{self, Action},
     model::{ArticleBody, ArticleHead, Detail, ListItem, Page, Status, TagRef},
@@ -130,7 +130,9 @@ pub async fn create(
         is_deleted: 0,
     };
     let body = apply(&mut head, input, taxonomy);
-    store::save(ctx.table.as_ref(), None, &head, Some(&body)).await.map_err(store_error)?;
+    store::save(ctx.table.as_ref(), None, &head, Some(&body), Vec::new())
+        .await
+        .map_err(store_error)?;
     tracing::info!(article_id = head.id, admin_id = admin.id, "article created");
     Ok(ArticleOk { message: "article created successfully", ..ArticleOk::ok(head.id.to_string()) })
 }
@@ -160,9 +162,14 @@ pub async fn update(
     let body = apply(&mut after, input, taxonomy);
     after.version += 1;
     after.update_time = crate::time::now_string();
-    store::save(ctx.table.as_ref(), Some(&before), &after, Some(&body))
+    let event = after.is_listed().then(|| ArticlePublishedEvent::of(&after));
+    let extra = event.iter().map(outbox_write).collect::<Result<Vec<_>, _>>()?;
+    store::save(ctx.table.as_ref(), Some(&before), &after, Some(&body), extra)
         .await
         .map_err(store_error)?;
+    if let Some(event) = event {
+        events::deliver(&ctx, &event).await;
+    }
     Ok(ArticleOk::ok(true))
 }
 
@@ -182,8 +189,15 @@ async fn change_status(
         if action == Action::Publish {
             after.publish_time = Some(after.update_time.clone());
         }
-        match store::save(ctx.table.as_ref(), Some(&before), &after, None).await {
-            Ok(()) => return Ok(after),
+        let event = after.is_listed().then(|| ArticlePublishedEvent::of(&after));
+        let extra = event.iter().map(outbox_write).collect::<Result<Vec<_>, _>>()?;
+        match store::save(ctx.table.as_ref(), Some(&before), &after, None, extra).await {
+            Ok(()) => {
+                if let Some(event) = event {
+                    events::deliver(ctx, &event).await;
+                }
+                return Ok(after);
+            }
             Err(StoreError::Stale) => continue,
             Err(other) => return Err(store_error(other)),
         }
@@ -197,8 +211,7 @@ pub async fn publish(
     _admin: Admin,
     PathId(id, ..): Id,
 ) -> Result<ArticleOk<()>, ArticleError> {
-    let head = change_status(&ctx, id, Action::Publish).await?;
-    events::emit(&ctx, ArticlePublishedEvent::of(&head)).await;
+    change_status(&ctx, id, Action::Publish).await?;
     Ok(ArticleOk::ok(()))
 }
 
@@ -212,7 +225,8 @@ pub async fn archive(
     Ok(ArticleOk::ok(()))
 }
 
-/// PUT /{id}/unarchive: ARCHIVED → PUBLISHED (the first publish time is kept).
+/// PUT /{id}/unarchive: ARCHIVED → PUBLISHED (the first publish time is kept); the event is
+/// emitted again so the article rejoins related-article lists.
 pub async fn unarchive(
     State(ctx): State<AppContext>,
     _admin: Admin,
@@ -236,7 +250,7 @@ pub async fn delete(
         let mut after = before.clone();
         after.is_deleted = 1;
         after.update_time = crate::time::now_string();
-        match store::save(ctx.table.as_ref(), Some(&before), &after, None).await {
+        match store::save(ctx.table.as_ref(), Some(&before), &after, None, Vec::new()).await {
             Ok(()) => return Ok(ArticleOk::ok(true)),
             Err(StoreError::Stale) => continue,
             Err(other) => return Err(store_error(other)),

@@ -29,6 +29,7 @@ pub struct ArticleInput {
 }
 
 /// A validated body; absent optional fields take the spec's defaults.
+#[derive(Debug)]
 pub struct Validated {
     /// 1-200 characters.
     pub title: String,

@@ -37,7 +37,7 @@ async fn change(
         }
         after.version += 1;
         after.update_time = crate::time::now_string();
-        match store::save(table, Some(&before), &after, None).await {
+        match store::save(table, Some(&before), &after, None, Vec::new()).await {
             Ok(()) => return Ok(()),
             Err(StoreError::Stale) => continue,
             Err(other) => return Err(other),

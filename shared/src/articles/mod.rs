@@ -3,15 +3,19 @@
 mod admin;
 pub mod content;
 pub mod events;
+pub mod followup;
 mod input;
 mod keys;
 mod lifecycle;
 pub mod maintenance;
 pub mod model;
+mod notify;
 mod public;
 pub mod read;
+pub mod related;
 pub mod search;
 pub mod store;
+pub mod worker;
 
 use axum::{
     routing::{get, put},
@@ -27,7 +31,10 @@ pub const ADMIN_BASE: &str = "/api/v1/admin/articles";
 
 /// The public articles area (functions/articles).
 pub fn public_router(ctx: AppContext) -> Router {
-    let routes = Router::new().route("/", get(public::list)).route("/{id}", get(public::detail));
+    let routes = Router::new()
+        .route("/", get(public::list))
+        .route("/{id}", get(public::detail))
+        .route("/{id}/related", get(public::related));
     crate::http::area(BASE, routes, ctx)
 }
 

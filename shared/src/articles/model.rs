@@ -144,6 +144,30 @@ impl ArticleHead {
     }
 }
 
+/// A related-article item (spec 2.3).
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RelatedItem {
+    id: String,
+    title: String,
+    summary: String,
+    cover_image: String,
+    publish_time: Option<String>,
+}
+
+impl ArticleHead {
+    /// The related-article item of the API.
+    pub fn related_item(&self) -> RelatedItem {
+        RelatedItem {
+            id: self.id.to_string(),
+            title: self.title.clone(),
+            summary: self.summary.clone(),
+            cover_image: self.cover_image.clone(),
+            publish_time: self.publish_time.clone(),
+        }
+    }
+}
+
 /// The large part of an article (`ARTICLE#<id>`/`A#BODY`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

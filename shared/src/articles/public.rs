@@ -12,9 +12,36 @@ use crate::{
 
 use super::{
     input::ListQuery,
-    model::{ArticleHead, Detail, ListItem, Page, Status},
+    model::{ArticleHead, Detail, ListItem, Page, RelatedItem, Status},
     read::{self, Filter},
+    related,
 };
+
+/// Query of the related list.
+#[derive(serde::Deserialize)]
+pub struct RelatedQuery {
+    limit: Option<String>,
+}
+
+/// GET /{id}/related: nearest by embedding, then the same category, then the latest; `limit`
+/// 1-20 (default 5). Two reads.
+pub async fn related(
+    State(ctx): State<AppContext>,
+    PathId(id, ..): PathId<ArticleError>,
+    QueryParams(query, ..): QueryParams<RelatedQuery, ArticleError>,
+) -> Result<ArticleOk<Vec<RelatedItem>>, ArticleError> {
+    let limit = match query.limit.as_deref().map(str::trim) {
+        None | Some("") => 5,
+        Some(raw) => match raw.parse::<usize>() {
+            Ok(limit) if (1..=20).contains(&limit) => limit,
+            _ => return Err(ArticleError::Param("limit must be an integer from 1 to 20".into())),
+        },
+    };
+    let heads = related::related(ctx.table.as_ref(), id, limit)
+        .await?
+        .ok_or(ArticleError::ArticleNotFound)?;
+    Ok(ArticleOk::ok(heads.iter().map(ArticleHead::related_item).collect()))
+}
 
 /// GET: published articles, pinned first then newest; `page`/`current`, `size`, `categoryId`,
 /// `tagId`, `keyword`.

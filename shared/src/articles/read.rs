@@ -239,7 +239,7 @@ pub async fn admin_page(
             heads.push(records::from_item(item)?);
         }
     }
-    heads.sort_by(|a, b| b.id.cmp(&a.id));
+    heads.sort_by_key(|h| std::cmp::Reverse(h.id));
     let heads = heads.into_iter().skip(offset).take(size as usize).collect();
     let stats = table.get(&keys::stats()).await?;
     let total = statuses

@@ -149,12 +149,13 @@ fn stats_write(before: Option<&ArticleHead>, after: &ArticleHead) -> Option<Writ
 }
 
 /// Commits the change of an article from `before` (None when new) to `after`, with its body
-/// when that changed.
+/// when that changed, and any `extra` writes that must land with it (an outbox event).
 pub async fn save(
     table: &dyn Table,
     before: Option<&ArticleHead>,
     after: &ArticleHead,
     body: Option<&ArticleBody>,
+    extra: Vec<Write>,
 ) -> Result<(), StoreError> {
     let old = before.map(derived_items).transpose()?.unwrap_or_default();
     let new = derived_items(after)?;
@@ -197,6 +198,8 @@ pub async fn save(
         writes.push(stats);
         roles.push(Role::Other);
     }
+    roles.extend(extra.iter().map(|_| Role::Other));
+    writes.extend(extra);
     match table.transact(writes).await {
         Ok(()) => Ok(()),
         Err(TableError::TransactionCancelled { failed }) => {

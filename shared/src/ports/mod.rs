@@ -3,6 +3,8 @@
 
 #[cfg(feature = "aws")]
 pub mod aws;
+pub mod blobs;
+pub mod embedder;
 pub mod events;
 #[cfg(feature = "secrets")]
 pub mod secrets;

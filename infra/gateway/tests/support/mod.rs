@@ -1,5 +1,6 @@
 //! Test harness: the same API suite runs in-process on the embedded adapters (tower `oneshot`
-//! on the gateway's router) and over HTTP through the local gateway on DynamoDB Local.
+//! on the gateway's router) and over HTTP through the local gateway on DynamoDB Local (and S3 on
+//! s3s-fs when `BLOG_TEST_S3_ENDPOINT` is set).
 #![allow(dead_code)]
 
 use std::{collections::HashMap, sync::Arc};
@@ -8,6 +9,7 @@ use axum::{body::Body, http::Request, Router};
 use blog_shared::{
     config::Config,
     context::AppContext,
+    ports::blobs::{local::LocalBlobs, s3::S3Blobs, Blobs},
     ports::table::{
         metered::{CallCounts, Metered},
         Table,
@@ -43,11 +45,59 @@ pub struct Api {
     pub table: Arc<dyn Table>,
     metered: Arc<Metered>,
     events: Events,
+    /// The context the API runs on (ports, configuration).
+    pub ctx: AppContext,
+    /// Directory of the local blob store, removed with the harness.
+    blob_dir: Option<tempfile::TempDir>,
 }
 
-/// Where the tests read the events the API emitted.
+/// Where the tests read the events the API emitted (until a worker takes the queue over).
 enum Events {
-    InProcess(tokio::sync::Mutex<blog_shared::ports::events::local::Receiver>),
+    InProcess {
+        queue: Arc<blog_shared::ports::events::local::InProcessQueue>,
+        receiver: tokio::sync::Mutex<Option<blog_shared::ports::events::local::Receiver>>,
+    },
+}
+
+/// Origin of the in-process blob store's URLs (routed through the gateway's router).
+const IN_PROCESS_BASE: &str = "http://blobs.test";
+
+/// An answer of the object storage to a signed URL.
+#[derive(Debug)]
+pub struct Fetched {
+    pub status: u16,
+    pub content_type: String,
+    pub body: Vec<u8>,
+}
+
+fn header_of(headers: &axum::http::HeaderMap, name: &str) -> String {
+    headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default().to_string()
+}
+
+/// The local blob store in a fresh directory, its URLs starting with `base`.
+fn local_blobs(base: &str) -> (Arc<dyn Blobs>, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("blob directory");
+    let store = LocalBlobs::open(dir.path(), base, b"test-blob-signing-key").expect("blob store");
+    (Arc::new(store), dir)
+}
+
+/// Object storage of the API over HTTP: a fresh bucket on s3s-fs (`BLOG_TEST_S3_ENDPOINT`),
+/// which verifies signatures like S3 (it has no object tagging, so uploads go untagged); without
+/// it, the local store served by the gateway at `base`.
+async fn http_blobs(base: &str) -> (Arc<dyn Blobs>, Option<tempfile::TempDir>) {
+    match std::env::var("BLOG_TEST_S3_ENDPOINT") {
+        Ok(endpoint) => {
+            let client = S3Blobs::test_client(&endpoint);
+            let bucket = format!("files-{}", uuid_like());
+            let blobs =
+                S3Blobs::create_bucket(&client, &bucket, false).await.expect("s3s-fs bucket");
+            (Arc::new(blobs), None)
+        }
+        Err(_) => {
+            let (blobs, dir) = local_blobs(base);
+            (blobs, Some(dir))
+        }
+    }
 }
 
 fn test_config() -> Config {
@@ -66,7 +116,8 @@ async fn context_on(
 ) -> AppContext {
     let config = test_config();
     let secret = setup::jwt_secret(&config).await.expect("secret");
-    let ctx = AppContext::new(table, config, &secret).with_events(events);
+    let embedder = Arc::new(blog_shared::ports::embedder::local::LocalEmbedder::new(256));
+    let ctx = AppContext::new(table, config, &secret).with_events(events).with_embedder(embedder);
     setup::bootstrap_admin(&ctx).await.expect("admin bootstrap");
     ctx
 }
@@ -79,9 +130,12 @@ impl Api {
         ));
         let table: Arc<dyn Table> = metered.clone();
         let (queue, receiver) = blog_shared::ports::events::local::InProcessQueue::new();
-        let ctx = context_on(table.clone(), Arc::new(queue)).await;
-        let events = Events::InProcess(tokio::sync::Mutex::new(receiver));
-        Api { transport: Transport::InProcess(local_gateway::app(ctx)), table, metered, events }
+        let queue = Arc::new(queue);
+        let (blobs, blob_dir) = local_blobs(IN_PROCESS_BASE);
+        let ctx = context_on(table.clone(), queue.clone()).await.with_blobs(blobs);
+        let events = Events::InProcess { queue, receiver: tokio::sync::Mutex::new(Some(receiver)) };
+        let transport = Transport::InProcess(local_gateway::app(ctx.clone()));
+        Api { transport, table, metered, events, ctx, blob_dir: Some(blob_dir) }
     }
 
     /// Over HTTP through the local gateway, on a fresh table in DynamoDB Local
@@ -97,16 +151,68 @@ impl Api {
         ));
         let table: Arc<dyn Table> = metered.clone();
         let (queue, receiver) = blog_shared::ports::events::local::InProcessQueue::new();
-        let ctx = context_on(table.clone(), Arc::new(queue)).await;
-        let events = Events::InProcess(tokio::sync::Mutex::new(receiver));
+        let queue = Arc::new(queue);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let base = format!("http://{}", listener.local_addr().expect("addr"));
-        tokio::spawn(local_gateway::serve(listener, ctx, std::future::pending()));
+        let (blobs, blob_dir) = http_blobs(&base).await;
+        let ctx = context_on(table.clone(), queue.clone()).await.with_blobs(blobs);
+        let events = Events::InProcess { queue, receiver: tokio::sync::Mutex::new(Some(receiver)) };
+        tokio::spawn(local_gateway::serve(listener, ctx.clone(), std::future::pending()));
         Api {
-            transport: Transport::Http { base, client: reqwest::Client::new() },
+            transport: Transport::Http { base, client: http_client() },
             table,
             metered,
             events,
+            ctx,
+            blob_dir,
+        }
+    }
+
+    /// The object storage behind the API.
+    pub fn blobs(&self) -> Arc<dyn Blobs> {
+        self.ctx.blobs.clone().expect("the harness configures object storage")
+    }
+
+    /// Sends a request to an absolute URL the API handed out (a signed upload or access URL):
+    /// over HTTP as it is; in-process through the gateway's router (path and query only, with
+    /// the `Content-Length` an HTTP client would send).
+    pub async fn fetch(
+        &self,
+        method: &str,
+        url: &str,
+        headers: &[(String, String)],
+        body: Vec<u8>,
+    ) -> Fetched {
+        match &self.transport {
+            Transport::InProcess(router) => {
+                let path =
+                    url.strip_prefix(IN_PROCESS_BASE).expect("a URL of the in-process store");
+                let mut request = Request::builder().method(method).uri(path);
+                for (name, value) in headers {
+                    request = request.header(name, value);
+                }
+                if method == "PUT" {
+                    request = request.header("content-length", body.len().to_string());
+                }
+                let response =
+                    router.clone().oneshot(request.body(Body::from(body)).unwrap()).await.unwrap();
+                let status = response.status().as_u16();
+                let content_type = header_of(response.headers(), "content-type");
+                let body = response.into_body().collect().await.unwrap().to_bytes().to_vec();
+                Fetched { status, content_type, body }
+            }
+            Transport::Http { client, .. } => {
+                let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+                let mut request = client.request(method, url).body(body);
+                for (name, value) in headers {
+                    request = request.header(name, value);
+                }
+                let response = request.send().await.expect("the storage answers");
+                let status = response.status().as_u16();
+                let content_type = header_of(response.headers(), "content-type");
+                let body = response.bytes().await.unwrap().to_vec();
+                Fetched { status, content_type, body }
+            }
         }
     }
 
@@ -125,10 +231,27 @@ impl Api {
     pub async fn next_event(&self) -> Option<Value> {
         let wait = std::time::Duration::from_secs(10);
         match &self.events {
-            Events::InProcess(receiver) => {
+            Events::InProcess { receiver, .. } => {
                 let mut receiver = receiver.lock().await;
+                let receiver = receiver.as_mut().expect("the worker has taken the queue");
                 let message = tokio::time::timeout(wait, receiver.0.recv()).await.ok()??;
                 serde_json::from_str(&message.body).ok()
+            }
+        }
+    }
+
+    /// Starts the local worker on the API's queue (events then reach it, not `next_event`).
+    pub async fn start_worker(&self) {
+        match &self.events {
+            Events::InProcess { queue, receiver } => {
+                let receiver = receiver.lock().await.take().expect("worker started once");
+                let worker = blog_shared::articles::worker::run_local(
+                    self.ctx.clone(),
+                    queue.clone(),
+                    receiver,
+                    std::time::Duration::from_secs(1),
+                );
+                tokio::spawn(worker);
             }
         }
     }
@@ -241,6 +364,12 @@ impl Api {
     pub async fn admin_token(&self) -> String {
         self.login(ADMIN.0, ADMIN.1).await
     }
+}
+
+/// An HTTP client for the tests (reqwest on rustls needs the process's crypto provider).
+pub fn http_client() -> reqwest::Client {
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    reqwest::Client::new()
 }
 
 fn uuid_like() -> String {

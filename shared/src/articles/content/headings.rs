@@ -4,7 +4,7 @@
 //! each heading gets its explicit id or a GitHub-style slug of its plain text, made unique
 //! within the document, and becomes a [`TocEntry`].
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use pulldown_cmark::{CowStr, Event, HeadingLevel, Tag, TagEnd};
 
@@ -18,15 +18,18 @@ const EMPTY_SLUG: &str = "section";
 pub(super) fn assign_ids(mut events: Vec<Event<'_>>) -> (Vec<Event<'_>>, Vec<TocEntry>) {
     // Explicit ids are reserved first so that a generated id never takes one of them, wherever
     // the explicit heading appears in the document.
-    let mut used: HashSet<String> = events
-        .iter()
-        .filter_map(|event| match event {
-            Event::Start(Tag::Heading { id: Some(id), .. }) if !id.is_empty() => {
-                Some(id.to_string())
-            }
-            _ => None,
-        })
-        .collect();
+    let mut ids = Ids {
+        used: events
+            .iter()
+            .filter_map(|event| match event {
+                Event::Start(Tag::Heading { id: Some(id), .. }) if !id.is_empty() => {
+                    Some(id.to_string())
+                }
+                _ => None,
+            })
+            .collect(),
+        ..Ids::default()
+    };
 
     let mut toc = Vec::new();
     let mut index = 0;
@@ -44,7 +47,7 @@ pub(super) fn assign_ids(mut events: Vec<Event<'_>>) -> (Vec<Event<'_>>, Vec<Toc
         let title = heading_text(&events[index + 1..end]);
         let id = match explicit {
             Some(id) if !id.is_empty() => id.to_string(),
-            _ => unique(&slugify(&title), &mut used),
+            _ => ids.unique(&slugify(&title)),
         };
         events[index] = Event::Start(Tag::Heading {
             level,
@@ -91,16 +94,27 @@ pub(super) fn slugify(title: &str) -> String {
     }
 }
 
-/// Returns `base`, or `base-1`, `base-2`, ... (the first one not yet used), and marks it used.
-fn unique(base: &str, used: &mut HashSet<String>) -> String {
-    let mut candidate = base.to_owned();
-    let mut suffix = 0usize;
-    while used.contains(&candidate) {
-        suffix += 1;
-        candidate = format!("{base}-{suffix}");
+/// The ids taken so far, and per slug the next suffix to try (so that many equal headings stay
+/// linear).
+#[derive(Default)]
+struct Ids {
+    used: HashSet<String>,
+    next_suffix: HashMap<String, usize>,
+}
+
+impl Ids {
+    /// Returns `base`, or `base-1`, `base-2`, ... (the first one not yet used), and marks it used.
+    fn unique(&mut self, base: &str) -> String {
+        let mut suffix = self.next_suffix.get(base).copied().unwrap_or(0);
+        loop {
+            let candidate = if suffix == 0 { base.to_owned() } else { format!("{base}-{suffix}") };
+            suffix += 1;
+            if self.used.insert(candidate.clone()) {
+                self.next_suffix.insert(base.to_owned(), suffix);
+                return candidate;
+            }
+        }
     }
-    used.insert(candidate.clone());
-    candidate
 }
 
 fn level_number(level: HeadingLevel) -> u8 {
@@ -143,10 +157,19 @@ mod tests {
 
     #[test]
     fn unique_appends_numeric_suffixes() {
-        let mut used = HashSet::new();
-        assert_eq!(unique("a", &mut used), "a");
-        assert_eq!(unique("a", &mut used), "a-1");
-        assert_eq!(unique("a", &mut used), "a-2");
-        assert_eq!(unique("a-1", &mut used), "a-1-1");
+        let mut ids = Ids::default();
+        assert_eq!(ids.unique("a"), "a");
+        assert_eq!(ids.unique("a"), "a-1");
+        assert_eq!(ids.unique("a-1"), "a-1-1");
+        assert_eq!(ids.unique("a"), "a-2");
+    }
+
+    #[test]
+    fn many_equal_headings_stay_fast() {
+        let mut ids = Ids::default();
+        for _ in 0..100_000 {
+            ids.unique("h");
+        }
+        assert_eq!(ids.unique("h"), "h-100000");
     }
 }

@@ -6,6 +6,9 @@
 
 use pulldown_cmark::{CowStr, Event, LinkType, Tag, TagEnd};
 
+/// Longer runs are left as text (keeps scanning linear; no real link is that long).
+const MAX_URL_BYTES: usize = 2048;
+
 /// Rewrites text events so that bare URLs become autolinks.
 pub(super) fn linkify_events(events: Vec<Event<'_>>) -> Vec<Event<'_>> {
     let mut out = Vec::with_capacity(events.len());
@@ -85,6 +88,8 @@ pub(super) fn find_urls(text: &str) -> Vec<(usize, usize)> {
     let bytes = text.as_bytes();
     let mut previous: Option<char> = None;
     let mut skip_until = 0;
+    // End of the current run without whitespace or `<`, computed once per run.
+    let mut run_end = 0;
     for (start, c) in text.char_indices() {
         let at_boundary = previous.is_none_or(|p| p.is_whitespace() || "(*_~\"'".contains(p));
         previous = Some(c);
@@ -99,11 +104,15 @@ pub(super) fn find_urls(text: &str) -> Vec<(usize, usize)> {
         let Some(prefix_len) = prefix_len else {
             continue;
         };
-        let end = start
-            + text[start..]
+        if run_end <= start {
+            run_end = text[start..]
                 .find(|c: char| c.is_whitespace() || c == '<')
-                .unwrap_or(text.len() - start);
-        let end = start + trim_trailing(&text[start..end]).len();
+                .map_or(text.len(), |offset| start + offset);
+        }
+        if run_end - start > MAX_URL_BYTES {
+            continue;
+        }
+        let end = start + trim_trailing(&text[start..run_end]).len();
         if end > start + prefix_len && valid_domain(&text[start + prefix_len..end]) {
             found.push((start, end));
             skip_until = end;
@@ -114,21 +123,24 @@ pub(super) fn find_urls(text: &str) -> Vec<(usize, usize)> {
 
 /// Drops trailing punctuation that GFM does not treat as part of a URL, and unbalanced `)`.
 fn trim_trailing(candidate: &str) -> &str {
+    let opening = candidate.matches('(').count();
+    let mut closing = candidate.matches(')').count();
     let mut url = candidate;
-    loop {
-        let Some(last) = url.chars().next_back() else {
-            return url;
-        };
+    while let Some(last) = url.chars().next_back() {
         let drop = match last {
             '?' | '!' | '.' | ',' | ':' | ';' | '*' | '_' | '~' | '"' | '\'' => true,
-            ')' => url.matches(')').count() > url.matches('(').count(),
+            ')' => closing > opening,
             _ => false,
         };
         if !drop {
-            return url;
+            break;
+        }
+        if last == ')' {
+            closing -= 1;
         }
         url = &url[..url.len() - last.len_utf8()];
     }
+    url
 }
 
 /// The host part (up to `/`, `?` or `#`) must be non-empty letters, digits, `-`, `_`, `.` and an
@@ -170,6 +182,15 @@ mod tests {
         assert!(urls("https:// nothing").is_empty());
         assert!(urls("www. nothing").is_empty());
         assert!(urls("javascript:alert(1)").is_empty());
+    }
+
+    #[test]
+    fn overlong_or_pathological_runs_stay_fast_and_unlinked() {
+        assert!(urls(&format!("https://a.test/{}", "x".repeat(MAX_URL_BYTES))).is_empty());
+        let many = "(www.".repeat(100_000);
+        assert!(urls(&many).is_empty());
+        let parens = format!("https://a.test/{}", ")".repeat(1_000));
+        assert_eq!(urls(&parens), ["https://a.test/"]);
     }
 
     #[test]

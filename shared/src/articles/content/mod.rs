@@ -4,12 +4,13 @@
 //! Steps of [`render`]:
 //! 1. parse CommonMark + GFM (tables, strikethrough, task lists, heading attributes) with
 //!    pulldown-cmark, merging adjacent text events;
-//! 2. turn bare `http(s)://` and `www.` URLs in text into links (GFM extended autolinks, which
+//! 2. cap nesting depth so that rendering time stays roughly linear (see `nesting`);
+//! 3. turn bare `http(s)://` and `www.` URLs in text into links (GFM extended autolinks, which
 //!    pulldown-cmark does not implement), outside code, links and raw `<a>` elements;
-//! 3. give every heading a stable `id` (an explicit `{#id}` wins, otherwise a GitHub-style slug
+//! 4. give every heading a stable `id` (an explicit `{#id}` wins, otherwise a GitHub-style slug
 //!    made unique with `-1`, `-2`, ...) and collect the table of contents;
-//! 4. collect the plain text (for the summary and for search indexing);
-//! 5. write HTML, then sanitise it with an explicit allow-list (see [`sanitize`]).
+//! 5. collect the plain text (for the summary and for search indexing);
+//! 6. write HTML, then sanitise it with an explicit allow-list (see `sanitize`).
 //!
 //! Why sanitise *after* rendering: the spec orders the create steps as "remove scripts (XSS
 //! filter), render, build the table of contents, summary". Filtering the Markdown source cannot
@@ -21,6 +22,7 @@
 
 mod headings;
 mod linkify;
+mod nesting;
 mod plain;
 mod sanitize;
 mod summary;
@@ -74,6 +76,7 @@ fn options() -> Options {
 pub fn render(markdown: &str) -> Rendered {
     let events: Vec<Event<'_>> =
         TextMergeStream::new(Parser::new_ext(markdown, options())).collect();
+    let events = nesting::limit_nesting(events);
     let events = linkify::linkify_events(events);
     let (events, toc) = headings::assign_ids(events);
     let plain_text = plain::plain_text(&events);

@@ -15,10 +15,8 @@ pub(super) fn plain_text(events: &[Event<'_>]) -> String {
     let mut html_block = String::new();
     for event in events {
         match event {
-            Event::Text(text) | Event::Code(text) => {
-                if raw_depth == 0 && image_depth == 0 {
-                    out.push_str(text);
-                }
+            Event::Text(text) | Event::Code(text) if raw_depth == 0 && image_depth == 0 => {
+                out.push_str(text);
             }
             Event::Html(html) => html_block.push_str(html),
             Event::InlineHtml(tag) => raw_depth = raw_text_depth(tag, raw_depth),
@@ -27,7 +25,7 @@ pub(super) fn plain_text(events: &[Event<'_>]) -> String {
             Event::Start(Tag::Image { .. }) => image_depth += 1,
             Event::End(TagEnd::Image) => image_depth = image_depth.saturating_sub(1),
             Event::End(TagEnd::HtmlBlock) => {
-                out.push_str(&text_of_html(&html_block));
+                out.push_str(text_of_html(&html_block).trim());
                 html_block.clear();
                 separate(&mut out, '\n');
             }

@@ -186,36 +186,12 @@ fn summary_of_rendered_text_is_limited() {
 fn deeply_nested_and_huge_inputs_do_not_panic() {
     let quotes = ">".repeat(50_000) + " deep";
     assert!(render(&quotes).plain_text.contains("deep"));
-    let lists = (0..5_000).map(|i| format!("{}- item\n", "  ".repeat(i))).collect::<String>();
-    let _ = render(&lists);
+    let lists = "- ".repeat(50_000) + "item";
+    assert!(render(&lists).plain_text.contains("item"));
+    let indented = (0..300).map(|i| format!("{}- item\n", "  ".repeat(i))).collect::<String>();
+    assert_eq!(render(&indented).plain_text.matches("item").count(), 300);
     let tags = "<div>".repeat(50_000);
     let _ = render(&tags);
     let big = "word *em* [l](http://x.test) `c`\n".repeat(20_000);
     assert!(!render(&big).html.is_empty());
-}
-
-#[test]
-fn zz_timing() {
-    for n in [5_000usize, 10_000] {
-        let quotes = ">".repeat(n) + " deep";
-        let t = std::time::Instant::now();
-        let events: Vec<_> = Parser::new_ext(&quotes, options()).collect();
-        let mut raw = String::new();
-        html::push_html(&mut raw, events.into_iter());
-        eprintln!("{n} quotes parse {:?}", t.elapsed());
-        let t = std::time::Instant::now();
-        let _ = sanitize::sanitize(&raw);
-        eprintln!("{n} quotes sanitize {:?}", t.elapsed());
-        let divs = "<div>".repeat(n);
-        let t = std::time::Instant::now();
-        let _ = sanitize::sanitize(&divs);
-        eprintln!("{n} divs sanitize {:?}", t.elapsed());
-        let spans = "<span>".repeat(n);
-        let t = std::time::Instant::now();
-        let _ = sanitize::sanitize(&spans);
-        eprintln!("{n} spans sanitize {:?}", t.elapsed());
-        let t = std::time::Instant::now();
-        let _ = sanitize::text_of_html(&divs);
-        eprintln!("{n} divs text {:?}", t.elapsed());
-    }
 }

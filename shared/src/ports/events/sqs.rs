@@ -1,13 +1,14 @@
 //! [`EventQueue`] on Amazon SQS (or moto), plus the consuming side used by the worker's tests
 //! and by the local gateway when it runs against AWS: [`SqsQueue::receive`] and
 //! [`SqsQueue::delete`]. Every SDK error becomes an `anyhow` error naming the operation and the
-//! queue, with the service's error code and message.
+//! queue, followed by the service's error code and message (or, when the request got no service
+//! answer, the SDK's error chain).
 
 use anyhow::{anyhow, Context};
 use async_trait::async_trait;
 use aws_config::SdkConfig;
 use aws_sdk_sqs::config::{BehaviorVersion, Credentials, Region};
-use aws_sdk_sqs::error::DisplayErrorContext;
+use aws_sdk_sqs::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_sqs::types::{MessageSystemAttributeName, QueueAttributeName};
 use aws_sdk_sqs::Client;
 
@@ -143,7 +144,7 @@ impl SqsQueue {
     pub async fn create(client: &Client, name: &str) -> anyhow::Result<Self> {
         let created = client.create_queue().queue_name(name).send().await;
         let url = created
-            .map_err(|e| anyhow!("CreateQueue {name}: {}", DisplayErrorContext(e)))?
+            .map_err(|e| sdk_error("CreateQueue", name, e))?
             .queue_url
             .with_context(|| format!("CreateQueue {name}: no queue URL"))?;
         Ok(Self::new(client.clone(), url))
@@ -180,15 +181,34 @@ impl SqsQueue {
             .send()
             .await;
         let url = created
-            .map_err(|e| anyhow!("CreateQueue {name}: {}", DisplayErrorContext(e)))?
+            .map_err(|e| sdk_error("CreateQueue", name, e))?
             .queue_url
             .with_context(|| format!("CreateQueue {name}: no queue URL"))?;
         Ok((Self::new(client.clone(), url), dlq))
     }
 
-    /// An error for `operation` on this queue, with the SDK's full error context.
-    fn error(&self, operation: &str, error: impl std::error::Error) -> anyhow::Error {
-        anyhow!("{operation} {}: {}", self.queue_url, DisplayErrorContext(error))
+    /// An error for `operation` on this queue.
+    fn error<E>(&self, operation: &str, error: SdkError<E>) -> anyhow::Error
+    where
+        E: ProvideErrorMetadata + std::error::Error + 'static,
+    {
+        sdk_error(operation, &self.queue_url, error)
+    }
+}
+
+/// `<operation> <queue>: <code>: <message>` for a service error (one line, for logs), else
+/// `<operation> <queue>: ` and the SDK's error chain (timeouts, connection failures, ...).
+fn sdk_error<E>(operation: &str, queue: &str, error: SdkError<E>) -> anyhow::Error
+where
+    E: ProvideErrorMetadata + std::error::Error + 'static,
+{
+    match error.as_service_error() {
+        Some(service) => anyhow!(
+            "{operation} {queue}: {}: {}",
+            service.code().unwrap_or("unknown error"),
+            service.message().unwrap_or("no message")
+        ),
+        None => anyhow!("{operation} {queue}: {}", DisplayErrorContext(error)),
     }
 }
 

@@ -1,0 +1,7 @@
+//! Lambda function of the worker: SQS batches of ArticlePublishedEvent (embeddings, related
+//! lists, statistics, notification) and the scheduled outbox sweep.
+
+#[tokio::main]
+async fn main() -> Result<(), blog_shared::lambda::LambdaError> {
+    blog_shared::lambda::run_worker().await
+}

@@ -1,0 +1,159 @@
+//! The upload flow: presigned, PUT to the storage, confirm, metadata, access URL, download.
+
+use serde_json::{json, Value};
+
+use crate::{
+    steps::{
+        assert_error, assert_ok, confirm, download, file_id, md5_hex, payload, presign, put_bytes,
+        upload_headers,
+    },
+    support::Api,
+};
+
+fn is_api_time(value: &Value) -> bool {
+    let text = value.as_str().unwrap_or_default();
+    chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S").is_ok()
+}
+
+pub async fn the_full_flow_stores_the_bytes_and_gives_them_back(api: Api) {
+    let (_, token) = api.user("uploader").await;
+    let bytes = payload("flow");
+    let data = assert_ok(&presign(&api, &token, "Holiday.png", &bytes, true).await).clone();
+    assert_eq!(data["instant"], json!(false));
+    let key = data["fileKey"].as_str().unwrap();
+    let random = key.strip_prefix("uploads/").unwrap().split('/').nth(3).unwrap();
+    assert!(random.len() == 36 && random.ends_with(".png"), "{key}");
+    let headers = upload_headers(&data);
+    assert!(headers.contains(&("Content-Type".into(), "image/png".into())), "{headers:?}");
+    assert!(headers.iter().any(|(name, _)| name == "Content-MD5"), "{headers:?}");
+
+    let id = file_id(&data).to_string();
+    let path = format!("/api/v1/files/{id}");
+    let pending = api.call("GET", &path, Some(&token), None).await;
+    assert_eq!(assert_ok(&pending)["uploadStatus"], json!(0));
+    let early = api.call("GET", &format!("{path}/access-url"), Some(&token), None).await;
+    assert_error(&early, 404, 11008);
+
+    let put = put_bytes(&api, &data, &bytes).await;
+    assert_eq!(put.status, 200, "{}", String::from_utf8_lossy(&put.body));
+    assert!(api.blobs().exists(key).await.unwrap());
+    confirm(&api, &token, &data).await;
+
+    let reply = api.call("GET", &path, Some(&token), None).await;
+    let file = assert_ok(&reply);
+    let blobs = api.blobs();
+    assert_eq!(file["id"], json!(id));
+    assert_eq!(file["fileName"], json!("Holiday.png"));
+    assert_eq!(file["fileSize"], json!(bytes.len()));
+    assert_eq!(file["fileType"], json!("image/png"));
+    assert_eq!(file["fileKey"], json!(key));
+    assert_eq!(file["md5"], json!(md5_hex(&bytes)));
+    assert_eq!(file["storageType"], json!(blobs.storage_type()));
+    assert_eq!(file["bucketName"], json!(blobs.bucket()));
+    assert_eq!(file["uploadStatus"], json!(1));
+    assert!(is_api_time(&file["createTime"]) && is_api_time(&file["updateTime"]), "{file}");
+
+    let fetched = download(&api, &token, &id).await;
+    assert_eq!(fetched.status, 200, "{}", String::from_utf8_lossy(&fetched.body));
+    assert_eq!(fetched.body, bytes);
+    assert_eq!(fetched.content_type, "image/png");
+}
+
+pub async fn a_put_with_another_length_or_type_is_refused_by_the_storage(api: Api) {
+    let (_, token) = api.user("uploader").await;
+    let bytes = payload("binding");
+    for with_md5 in [false, true] {
+        let data = assert_ok(&presign(&api, &token, "bound.png", &bytes, with_md5).await).clone();
+        let url = data["uploadUrl"].as_str().unwrap();
+        let key = data["fileKey"].as_str().unwrap();
+        let mut gif = upload_headers(&data);
+        gif.retain(|(name, _)| name != "Content-Type");
+        gif.push(("Content-Type".into(), "image/gif".into()));
+        let other_type = api.fetch("PUT", url, &gif, bytes.clone()).await;
+        assert_eq!(other_type.status, 403, "{}", String::from_utf8_lossy(&other_type.body));
+        let mut longer = bytes.clone();
+        longer.push(b'!');
+        let headers = upload_headers(&data);
+        assert_eq!(api.fetch("PUT", url, &headers, longer).await.status, 403, "longer body");
+        let shorter = bytes[..bytes.len() - 1].to_vec();
+        assert_eq!(api.fetch("PUT", url, &headers, shorter).await.status, 403, "shorter body");
+        assert!(!api.blobs().exists(key).await.unwrap(), "nothing was stored");
+        assert_eq!(put_bytes(&api, &data, &bytes).await.status, 200, "the bound request works");
+    }
+}
+
+pub async fn bytes_other_than_the_declared_md5_are_refused_by_the_storage(api: Api) {
+    let (_, token) = api.user("uploader").await;
+    let declared = payload("declared");
+    let data = assert_ok(&presign(&api, &token, "a.png", &declared, true).await).clone();
+    let mut other = declared.clone();
+    other[0] ^= 0xff;
+    let put = put_bytes(&api, &data, &other).await;
+    assert_eq!(put.status, 400, "{}", String::from_utf8_lossy(&put.body));
+    assert!(String::from_utf8_lossy(&put.body).contains("BadDigest"));
+    if api.blobs().storage_type() == "LOCAL" {
+        // s3s-fs writes the bytes before it compares the digest (S3 itself keeps nothing).
+        assert!(!api.blobs().exists(data["fileKey"].as_str().unwrap()).await.unwrap());
+    }
+}
+
+/// The query parameter `name` of a URL (`expires` of the local store, `X-Amz-*` of S3).
+fn query_value(url: &str, name: &str) -> Option<i64> {
+    let query = url.split_once('?')?.1;
+    query.split('&').find_map(|pair| pair.strip_prefix(&format!("{name}="))?.parse().ok())
+}
+
+/// Seconds a signed URL stays valid, read from the URL.
+fn validity(url: &str) -> i64 {
+    query_value(url, "X-Amz-Expires")
+        .or_else(|| query_value(url, "expires").map(|at| at - chrono::Utc::now().timestamp()))
+        .unwrap_or_else(|| panic!("no expiry in {url}"))
+}
+
+pub async fn urls_expire_after_the_configured_minutes(api: Api) {
+    let (_, token) = api.user("uploader").await;
+    let bytes = payload("expiry");
+    let data = assert_ok(&presign(&api, &token, "a.png", &bytes, false).await).clone();
+    let upload_seconds = validity(data["uploadUrl"].as_str().unwrap());
+    assert!(
+        (895..=900).contains(&upload_seconds),
+        "upload URL valid {upload_seconds} s, not 15 min"
+    );
+    assert_eq!(put_bytes(&api, &data, &bytes).await.status, 200);
+    confirm(&api, &token, &data).await;
+    let path = format!("/api/v1/files/{}/access-url", file_id(&data));
+    for (query, seconds) in [("", 3600), ("?expireMinutes=1", 60), ("?expireMinutes=60", 3600)] {
+        let reply = api.call("GET", &format!("{path}{query}"), Some(&token), None).await;
+        let got = validity(assert_ok(&reply).as_str().unwrap());
+        assert!((seconds - 5..=seconds).contains(&got), "{query}: valid {got} s");
+    }
+}
+
+pub async fn confirming_twice_is_harmless(api: Api) {
+    let (_, token) = api.user("uploader").await;
+    let bytes = payload("twice");
+    let data = crate::steps::upload(&api, &token, "twice.png", &bytes, true).await;
+    let path = format!("/api/v1/files/{}", file_id(&data));
+    let before = assert_ok(&api.call("GET", &path, Some(&token), None).await).clone();
+    confirm(&api, &token, &data).await;
+    let after = assert_ok(&api.call("GET", &path, Some(&token), None).await).clone();
+    assert_eq!(before, after, "a repeated confirm changes nothing");
+    assert_eq!(after["uploadStatus"], json!(1));
+    assert_eq!(download(&api, &token, file_id(&data)).await.body, bytes);
+}
+
+pub async fn a_request_without_a_token_gets_10002_in_the_files_envelope(api: Api) {
+    let body = json!({"fileName": "a.png", "fileSize": 1, "fileType": "image/png"});
+    let requests = [
+        ("POST", "/api/v1/files/presigned", Some(body)),
+        ("PATCH", "/api/v1/files/1/confirm", None),
+        ("GET", "/api/v1/files/1", None),
+        ("GET", "/api/v1/files/1/access-url", None),
+        ("DELETE", "/api/v1/files/1", None),
+    ];
+    for (method, path, body) in requests {
+        assert_error(&api.call(method, path, None, body.clone()).await, 401, 10002);
+        let bad = api.call(method, path, Some("not-a-token"), body).await;
+        assert_error(&bad, 401, 10002);
+    }
+}

@@ -1,0 +1,28 @@
+//! API tests of the files area, on both adapter sets: in-process on the embedded table and the
+//! local blob store (its signed URLs routed through the gateway's router), and over HTTP through
+//! the gateway on DynamoDB Local with S3 on s3s-fs, which verifies the signatures.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod flow;
+mod rules;
+mod sharing;
+mod steps;
+
+on_both_adapter_sets!(
+    flow::the_full_flow_stores_the_bytes_and_gives_them_back,
+    flow::a_put_with_another_length_or_type_is_refused_by_the_storage,
+    flow::bytes_other_than_the_declared_md5_are_refused_by_the_storage,
+    flow::urls_expire_after_the_configured_minutes,
+    flow::confirming_twice_is_harmless,
+    flow::a_request_without_a_token_gets_10002_in_the_files_envelope,
+    rules::every_validation_error_has_its_code,
+    rules::deleting_an_unknown_file_succeeds,
+    rules::only_the_owner_or_an_administrator_acts_on_a_file,
+    rules::file_calls_cost_what_the_data_model_says,
+    sharing::an_instant_upload_gives_another_user_a_record_of_the_stored_object,
+    sharing::pending_uploads_of_the_same_content_are_not_shared,
+    sharing::concurrent_presigned_calls_after_completion_share_one_object,
+    sharing::the_stored_object_goes_only_with_the_last_live_record,
+);

@@ -1,0 +1,139 @@
+//! Instant upload and the life of a stored object shared by several records.
+
+use std::collections::BTreeSet;
+
+use blog_shared::files::repo;
+use futures::future::join_all;
+use serde_json::{json, Value};
+
+use crate::{
+    steps::{
+        assert_error, assert_ok, download, file_id, md5_hex, payload, presign, put_bytes, upload,
+        wait_for_object,
+    },
+    support::Api,
+};
+
+async fn refs(api: &Api, bytes: &[u8]) -> Option<i64> {
+    let md5 = md5_hex(bytes);
+    let object = repo::find_object(api.table.as_ref(), &md5, bytes.len() as u64).await.unwrap();
+    object.map(|object| object.refs)
+}
+
+pub async fn an_instant_upload_gives_another_user_a_record_of_the_stored_object(api: Api) {
+    let (_, first) = api.user("first").await;
+    let (_, second) = api.user("second").await;
+    let bytes = payload("shared");
+    let original = upload(&api, &first, "original.png", &bytes, true).await;
+    let key = original["fileKey"].as_str().unwrap();
+
+    let reply = presign(&api, &second, "copy.png", &bytes, true).await;
+    let data = assert_ok(&reply).clone();
+    let fields: BTreeSet<&str> = data.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        fields,
+        BTreeSet::from(["fileId", "fileKey", "instant", "uploadHeaders", "uploadUrl"])
+    );
+    assert_eq!(data["instant"], json!(true));
+    assert_eq!((&data["uploadUrl"], &data["uploadHeaders"]), (&Value::Null, &Value::Null));
+    assert_eq!(data["fileKey"], json!(key));
+    assert_ne!(data["fileId"], original["fileId"]);
+    let body = reply.body.to_string();
+    assert!(!body.contains("original.png"), "nothing of the first record shows: {body}");
+
+    let path = format!("/api/v1/files/{}", file_id(&data));
+    let record = api.call("GET", &path, Some(&second), None).await;
+    let record = assert_ok(&record);
+    assert_eq!(record["fileName"], json!("copy.png"));
+    assert_eq!(record["uploadStatus"], json!(1));
+    assert_eq!(record["fileKey"], json!(key));
+    assert_eq!(download(&api, &second, file_id(&data)).await.body, bytes);
+    let theirs = format!("/api/v1/files/{}", file_id(&original));
+    assert_error(&api.call("GET", &theirs, Some(&second), None).await, 404, 11008);
+    assert_eq!(refs(&api, &bytes).await, Some(2));
+
+    let other_size = [bytes.as_slice(), b"+"].concat();
+    let mut body =
+        json!({"fileName": "x.png", "fileSize": other_size.len(), "fileType": "image/png"});
+    body["md5"] = json!(md5_hex(&bytes));
+    let reply = api.call("POST", "/api/v1/files/presigned", Some(&second), Some(body)).await;
+    assert_eq!(assert_ok(&reply)["instant"], json!(false), "same MD5, other size");
+    let without_md5 = presign(&api, &second, "y.png", &bytes, false).await;
+    assert_eq!(assert_ok(&without_md5)["instant"], json!(false), "no MD5 declared");
+}
+
+pub async fn pending_uploads_of_the_same_content_are_not_shared(api: Api) {
+    let (_, token) = api.user("pending").await;
+    let bytes = payload("pending");
+    let first = assert_ok(&presign(&api, &token, "a.png", &bytes, true).await).clone();
+    let second = assert_ok(&presign(&api, &token, "b.png", &bytes, true).await).clone();
+    assert_eq!((&first["instant"], &second["instant"]), (&json!(false), &json!(false)));
+    assert_ne!(first["fileKey"], second["fileKey"]);
+    for data in [&first, &second] {
+        assert_eq!(put_bytes(&api, data, &bytes).await.status, 200);
+    }
+    crate::steps::confirm(&api, &token, &first).await;
+    crate::steps::confirm(&api, &token, &second).await;
+    assert_eq!(refs(&api, &bytes).await, Some(1), "the first confirmed object is the shared one");
+    let third = assert_ok(&presign(&api, &token, "c.png", &bytes, true).await).clone();
+    assert_eq!((&third["instant"], &third["fileKey"]), (&json!(true), &first["fileKey"]));
+    for data in [&first, &second, &third] {
+        assert_eq!(download(&api, &token, file_id(data)).await.body, bytes);
+    }
+}
+
+pub async fn concurrent_presigned_calls_after_completion_share_one_object(api: Api) {
+    let (_, owner) = api.user("owner").await;
+    let bytes = payload("popular");
+    let original = upload(&api, &owner, "popular.png", &bytes, true).await;
+    let mut tokens = Vec::new();
+    for n in 0..4 {
+        tokens.push(api.user(&format!("fan{n}")).await.1);
+    }
+    let calls = (0..12).map(|i| presign(&api, &tokens[i % tokens.len()], "p.png", &bytes, true));
+    let replies = join_all(calls).await;
+    let mut ids = BTreeSet::new();
+    for reply in &replies {
+        let data = assert_ok(reply);
+        assert_eq!((&data["instant"], &data["fileKey"]), (&json!(true), &original["fileKey"]));
+        ids.insert(file_id(data).to_string());
+    }
+    assert_eq!(ids.len(), 12, "one record per call");
+    assert_eq!(refs(&api, &bytes).await, Some(13), "one object, counted once per record");
+}
+
+pub async fn the_stored_object_goes_only_with_the_last_live_record(api: Api) {
+    let (_, first) = api.user("first").await;
+    let (_, second) = api.user("second").await;
+    let bytes = payload("last");
+    let original = upload(&api, &first, "a.png", &bytes, true).await;
+    let key = original["fileKey"].as_str().unwrap().to_string();
+    let copy = assert_ok(&presign(&api, &second, "b.png", &bytes, true).await).clone();
+    assert_eq!(copy["instant"], json!(true));
+
+    let first_path = format!("/api/v1/files/{}", file_id(&original));
+    assert_ok(&api.call("DELETE", &first_path, Some(&first), None).await);
+    assert_eq!(refs(&api, &bytes).await, Some(1));
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(api.blobs().exists(&key).await.unwrap(), "a live record still points at it");
+    assert_eq!(download(&api, &second, file_id(&copy)).await.body, bytes);
+
+    let second_path = format!("/api/v1/files/{}", file_id(&copy));
+    assert_ok(&api.call("DELETE", &second_path, Some(&second), None).await);
+    wait_for_object(&api, &key, false).await;
+    assert_eq!(refs(&api, &bytes).await, None, "the marker went with the object");
+    let again = assert_ok(&presign(&api, &second, "c.png", &bytes, true).await).clone();
+    assert_eq!(again["instant"], json!(false), "nothing stored to share any more");
+
+    let (plain, pending) = (payload("plain"), payload("never confirmed"));
+    let plain = upload(&api, &first, "plain.png", &plain, false).await;
+    let pending = assert_ok(&presign(&api, &first, "p.png", &pending, true).await).clone();
+    assert_eq!(put_bytes(&api, &pending, &payload("never confirmed")).await.status, 200);
+    for data in [&plain, &pending] {
+        let key = data["fileKey"].as_str().unwrap();
+        wait_for_object(&api, key, true).await;
+        let path = format!("/api/v1/files/{}", file_id(data));
+        assert_ok(&api.call("DELETE", &path, Some(&first), None).await);
+        wait_for_object(&api, key, false).await;
+    }
+}

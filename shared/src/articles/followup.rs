@@ -1,0 +1,74 @@
+//! The asynchronous follow-up of ArticlePublishedEvent (spec 6), run by the worker: embed the
+//! article, refresh the related lists it affects, record it among the latest, initialise its
+//! statistics and notify. Every step is idempotent, so a redelivered or duplicated event changes
+//! nothing twice. (The service keeps no caches of articles, so there is none to invalidate.)
+
+use anyhow::Context;
+
+use crate::{
+    context::AppContext,
+    ports::table::{n, Condition, Key, TableError},
+    records,
+};
+
+use super::{content, events::ArticlePublishedEvent, keys, notify, read, related};
+
+/// What handling an event did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every follow-up ran.
+    Done,
+    /// The article is no longer published (or gone); nothing to do.
+    Skipped,
+}
+
+/// Text an article is embedded from: title, summary (unless it merely repeats the start of the
+/// content, as a derived one does) and content as plain text.
+fn embedding_text(title: &str, summary: &str, markdown: &str) -> String {
+    let plain = content::render(markdown).plain_text;
+    let derived = plain.contains(summary.trim_end_matches('…').trim());
+    let mut text =
+        if derived { format!("{title}\n{plain}") } else { format!("{title}\n{summary}\n{plain}") };
+    if text.len() > 20_000 {
+        let cut = (0..=20_000).rev().find(|i| text.is_char_boundary(*i)).unwrap_or(0);
+        text.truncate(cut);
+    }
+    text
+}
+
+/// Handles one message body.
+pub async fn handle(ctx: &AppContext, body: &str) -> anyhow::Result<Outcome> {
+    let event: ArticlePublishedEvent =
+        serde_json::from_str(body).context("not an ArticlePublishedEvent")?;
+    let id: u64 = event.article_id.parse().context("articleId is not an id")?;
+    let table = ctx.table.as_ref();
+    let Some((head, body)) = read::load(table, id).await? else {
+        return Ok(Outcome::Skipped);
+    };
+    if !head.is_listed() {
+        return Ok(Outcome::Skipped);
+    }
+    let embedder = ctx.embedder.as_ref().context("no embedder configured")?;
+    let existing = related::vector(table, id).await?;
+    let embedding = match existing {
+        Some(record) if record.version >= head.version && record.model == embedder.model_id() => {
+            record.embedding()
+        }
+        _ => embedder.embed(&embedding_text(&head.title, &head.summary, &body.content)).await?,
+    };
+    related::relate(table, id, head.version, embedder.model_id(), &embedding).await?;
+    related::note_recent(table, &head).await?;
+    initialise_statistics(ctx, id).await?;
+    notify::notify(ctx, &event, &head).await?;
+    Ok(Outcome::Done)
+}
+
+async fn initialise_statistics(ctx: &AppContext, id: u64) -> Result<(), TableError> {
+    let mut item = records::key_item(&Key::new(keys::partition(id), "A#STATS"));
+    item.insert("views".into(), n(0));
+    item.insert("initialisedAt".into(), n(chrono::Utc::now().timestamp()));
+    match ctx.table.put(item, Some(Condition::NotExists)).await {
+        Ok(()) | Err(TableError::ConditionFailed) => Ok(()),
+        Err(other) => Err(other),
+    }
+}

@@ -1,0 +1,87 @@
+//! The worker's delivery loops around [`followup::handle`]: a batch of SQS records in Lambda
+//! (failed ones reported back for redelivery, poison ones ending in the dead-letter queue), and
+//! the local gateway's in-process loop with the same retry semantics and a periodic outbox sweep.
+
+use std::{sync::Arc, time::Duration};
+
+use crate::{
+    context::AppContext,
+    ports::{
+        events::{local::InProcessQueue, local::Receiver, Message},
+        table::{n, s},
+    },
+    records,
+};
+
+use super::{events, followup};
+
+/// Deliveries of one message before it is dead-lettered (SQS: the redrive policy's count).
+pub const MAX_DELIVERIES: u32 = 5;
+
+/// Handles a batch; returns the ids of the messages that failed (to be redelivered).
+pub async fn process_batch(ctx: &AppContext, messages: &[Message]) -> Vec<String> {
+    let mut failed = Vec::new();
+    for message in messages {
+        match followup::handle(ctx, &message.body).await {
+            Ok(outcome) => tracing::info!(message_id = %message.id, ?outcome, "event handled"),
+            Err(error) => {
+                tracing::error!(message_id = %message.id, receive_count = message.receive_count, error = format!("{error:#}"), "event failed");
+                failed.push(message.id.clone());
+            }
+        }
+    }
+    failed
+}
+
+/// Keeps a message that failed every delivery (the local dead-letter queue: `DEADLETTER` items).
+async fn dead_letter(ctx: &AppContext, message: &Message) {
+    let key = crate::ports::table::Key::new(
+        "DEADLETTER",
+        format!("{}#{}", crate::time::now_string(), message.id),
+    );
+    let mut item = records::key_item(&key);
+    item.insert("body".into(), s(&message.body));
+    item.insert("deliveries".into(), n(message.receive_count as i64));
+    if let Err(error) = ctx.table.put(item, None).await {
+        tracing::error!(%error, message_id = %message.id, "dead letter could not be stored");
+    }
+    tracing::error!(message_id = %message.id, "event dead-lettered after {MAX_DELIVERIES} deliveries");
+}
+
+/// The local worker: handles in-process messages, redelivers failures with a growing delay,
+/// dead-letters a message after [`MAX_DELIVERIES`], and sweeps the outbox every `sweep_every`.
+pub async fn run_local(
+    ctx: AppContext,
+    queue: Arc<InProcessQueue>,
+    mut receiver: Receiver,
+    sweep_every: Duration,
+) {
+    let mut sweep = tokio::time::interval(sweep_every);
+    loop {
+        tokio::select! {
+            message = receiver.0.recv() => {
+                let Some(message) = message else { return };
+                if process_batch(&ctx, std::slice::from_ref(&message)).await.is_empty() {
+                    continue;
+                }
+                if message.receive_count >= MAX_DELIVERIES {
+                    dead_letter(&ctx, &message).await;
+                    continue;
+                }
+                let queue = queue.clone();
+                let delay = Duration::from_millis(200 * 2u64.pow(message.receive_count));
+                tokio::spawn(async move {
+                    tokio::time::sleep(delay).await;
+                    if let Err(error) = queue.redeliver(message) {
+                        tracing::error!(%error, "event could not be redelivered");
+                    }
+                });
+            }
+            _ = sweep.tick() => {
+                if let Err(error) = events::sweep(&ctx, sweep_every).await {
+                    tracing::warn!(error = format!("{error:#}"), "outbox sweep failed");
+                }
+            }
+        }
+    }
+}

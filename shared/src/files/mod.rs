@@ -1,0 +1,29 @@
+//! Files: pre-signed uploads straight to object storage, confirmation, metadata, time-limited
+//! access URLs, deletion, and instant upload of content that is stored already. Records live in
+//! the table; bytes never pass through the service (the blobs port signs URLs instead).
+
+mod handlers;
+pub mod input;
+pub mod model;
+mod removal;
+pub mod repo;
+
+use axum::{
+    routing::{get, patch, post},
+    Router,
+};
+
+use crate::context::AppContext;
+
+/// Base path of the area.
+pub const BASE: &str = "/api/v1/files";
+
+/// The files area; every route needs a token.
+pub fn router(ctx: AppContext) -> Router {
+    let routes = Router::new()
+        .route("/presigned", post(handlers::presigned))
+        .route("/{id}", get(handlers::metadata).delete(handlers::delete))
+        .route("/{id}/confirm", patch(handlers::confirm))
+        .route("/{id}/access-url", get(handlers::access_url));
+    crate::http::area(BASE, routes, ctx)
+}

@@ -1,0 +1,123 @@
+//! File records, stored-object markers, and the shapes the API answers with.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// `uploadStatus` of a record created by presigned and not confirmed yet.
+pub const PENDING: u8 = 0;
+/// `uploadStatus` of a confirmed (or instant) record.
+pub const COMPLETED: u8 = 1;
+/// `uploadStatus` reserved for failed uploads (never set by this service).
+pub const FAILED: u8 = 2;
+
+/// A stored file record (`FILE#<id>` / `META`). Deleting marks it `deleted`; it then answers
+/// as absent.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileRecord {
+    /// Id.
+    pub id: u64,
+    /// Account that owns the record.
+    pub owner_id: u64,
+    /// Name given by the uploader, with extension.
+    pub file_name: String,
+    /// Size in bytes.
+    pub file_size: u64,
+    /// MIME type (lower case).
+    pub file_type: String,
+    /// Key of the stored object.
+    pub file_key: String,
+    /// MD5 of the content (32 lower-case hex digits), when the uploader declared it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub md5: Option<String>,
+    /// `S3` or `LOCAL`.
+    pub storage_type: String,
+    /// Bucket of the stored object.
+    pub bucket_name: String,
+    /// [`PENDING`], [`COMPLETED`] or [`FAILED`].
+    pub upload_status: u8,
+    /// Logically deleted.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub deleted: bool,
+    /// Creation time.
+    pub create_time: String,
+    /// Last change.
+    pub update_time: String,
+}
+
+impl FileRecord {
+    /// Whether `caller` may act on the record: its owner, or an administrator.
+    pub fn visible_to(&self, caller_id: u64, caller_is_admin: bool) -> bool {
+        !self.deleted && (self.owner_id == caller_id || caller_is_admin)
+    }
+
+    /// The File object of the API (spec 2.7).
+    pub fn view(&self) -> FileView {
+        FileView {
+            id: self.id.to_string(),
+            file_name: self.file_name.clone(),
+            file_size: self.file_size,
+            file_type: self.file_type.clone(),
+            file_key: self.file_key.clone(),
+            md5: self.md5.clone().unwrap_or_default(),
+            storage_type: self.storage_type.clone(),
+            bucket_name: self.bucket_name.clone(),
+            upload_status: self.upload_status,
+            create_time: self.create_time.clone(),
+            update_time: self.update_time.clone(),
+        }
+    }
+}
+
+/// A stored object that completed records share (`OBJECT#<md5>#<size>` / `OBJECT`): it exists
+/// only for confirmed content whose MD5 the storage verified, and `refs` counts the live
+/// COMPLETED records pointing at `file_key`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectRecord {
+    /// MD5 of the content.
+    pub md5: String,
+    /// Size in bytes.
+    pub file_size: u64,
+    /// Key of the stored object.
+    pub file_key: String,
+    /// Live COMPLETED records pointing at the object.
+    pub refs: i64,
+    /// When the first record completed.
+    pub create_time: String,
+}
+
+/// The File object of the API.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileView {
+    id: String,
+    file_name: String,
+    file_size: u64,
+    file_type: String,
+    file_key: String,
+    md5: String,
+    storage_type: String,
+    bucket_name: String,
+    upload_status: u8,
+    create_time: String,
+    update_time: String,
+}
+
+/// Answer of presigned: spec 4.7 plus `uploadHeaders`, the headers the PUT must carry with
+/// exactly these values (`null` with `uploadUrl` when the upload was instant).
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PresignedView {
+    /// Where to PUT the bytes; `None` for an instant upload.
+    pub upload_url: Option<String>,
+    /// Headers the PUT must send; `None` for an instant upload.
+    pub upload_headers: Option<BTreeMap<String, String>>,
+    /// Id of the new record, as a string.
+    pub file_id: String,
+    /// Key of the stored object.
+    pub file_key: String,
+    /// The content was stored already: nothing to upload, the record is COMPLETED.
+    pub instant: bool,
+}

@@ -1,0 +1,275 @@
+//! [`Blobs`] on Amazon S3 (or an S3-compatible server) with the SDK's native SigV4 presigning.
+//! An upload URL signs `Content-Type`, `Content-Length`, `Content-MD5` (when known) and
+//! `x-amz-tagging: pending=true`, so S3 refuses a PUT with other values; the bucket's lifecycle
+//! rule expires objects still tagged `pending` after a day and [`Blobs::confirm`] removes the tag.
+//! Every SDK error becomes an `anyhow` error naming the operation and the key, followed by the
+//! service's error code and message (or the SDK's error chain when no service answered).
+
+use std::time::Duration;
+
+use anyhow::{anyhow, Context};
+use async_trait::async_trait;
+use aws_config::SdkConfig;
+use aws_sdk_s3::config::http::HttpResponse;
+use aws_sdk_s3::config::{BehaviorVersion, Credentials, Region};
+use aws_sdk_s3::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
+use aws_sdk_s3::presigning::PresigningConfig;
+use aws_sdk_s3::Client;
+
+use super::{Blobs, PresignedUpload, UploadSpec};
+
+/// Tag every upload carries until it is confirmed; the lifecycle rule expires tagged objects.
+pub const PENDING_TAG: &str = "pending=true";
+
+/// The S3 adapter of the [`Blobs`] port, bound to one bucket. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct S3Blobs {
+    client: Client,
+    bucket: String,
+    tag_pending: bool,
+}
+
+impl S3Blobs {
+    /// An adapter for `bucket` through `client`. With `tag_pending`, uploads carry
+    /// [`PENDING_TAG`] until confirmed (turn it off only for servers without object tagging).
+    pub fn new(client: Client, bucket: impl Into<String>, tag_pending: bool) -> Self {
+        Self { client, bucket: bucket.into(), tag_pending }
+    }
+
+    /// An adapter built from the shared SDK configuration; `endpoint` overrides the endpoint of
+    /// S3 only (`BLOG_S3_ENDPOINT`) and switches to path-style addressing, which emulators need.
+    pub fn from_config(
+        sdk: &SdkConfig,
+        bucket: impl Into<String>,
+        endpoint: Option<&str>,
+        tag_pending: bool,
+    ) -> Self {
+        let mut config = aws_sdk_s3::config::Builder::from(sdk);
+        if let Some(endpoint) = endpoint {
+            config = config.endpoint_url(endpoint).force_path_style(true);
+        }
+        Self::new(Client::from_conf(config.build()), bucket, tag_pending)
+    }
+
+    /// An S3 client for the server at `endpoint` with static test credentials (`test`/`test`,
+    /// region us-east-1, path-style addressing).
+    pub fn test_client(endpoint: &str) -> Client {
+        let credentials = Credentials::new("test", "test", None, None, "blog-tests");
+        let config = aws_sdk_s3::Config::builder()
+            .behavior_version(BehaviorVersion::latest())
+            .region(Region::new("us-east-1"))
+            .credentials_provider(credentials)
+            .endpoint_url(endpoint)
+            .force_path_style(true)
+            .build();
+        Client::from_conf(config)
+    }
+
+    /// Creates `bucket` on the server behind `client` (an existing one is reused) and returns
+    /// an adapter for it. For emulators and tests: the production bucket comes from the template.
+    pub async fn create_bucket(
+        client: &Client,
+        bucket: &str,
+        tag_pending: bool,
+    ) -> anyhow::Result<Self> {
+        match client.create_bucket().bucket(bucket).send().await {
+            Ok(_) => {}
+            Err(e)
+                if e.as_service_error().is_some_and(|e| {
+                    e.is_bucket_already_owned_by_you() || e.is_bucket_already_exists()
+                }) => {}
+            Err(e) => return Err(sdk_error("CreateBucket", bucket, e)),
+        }
+        Ok(Self::new(client.clone(), bucket, tag_pending))
+    }
+
+    /// The underlying SDK client.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    fn presigning(expires: Duration) -> anyhow::Result<PresigningConfig> {
+        PresigningConfig::expires_in(expires).context("presigning configuration")
+    }
+}
+
+/// `<operation> <key>: <code>: <message> (HTTP <status>)` for a service error, else
+/// `<operation> <key>: ` and the SDK's error chain (timeouts, connection failures, ...).
+fn sdk_error<E>(operation: &str, key: &str, error: SdkError<E, HttpResponse>) -> anyhow::Error
+where
+    E: ProvideErrorMetadata + std::error::Error + 'static,
+{
+    let status = error.raw_response().map(|r| r.status().as_u16()).unwrap_or_default();
+    match error.as_service_error() {
+        Some(service) => anyhow!(
+            "{operation} {key}: {}: {} (HTTP {status})",
+            service.code().unwrap_or("unknown error"),
+            service.message().unwrap_or("no message")
+        ),
+        None => anyhow!("{operation} {key}: {}", DisplayErrorContext(error)),
+    }
+}
+
+/// Whether an error says the object does not exist (`NoSuchKey`, or a bare 404 as some
+/// S3-compatible servers answer).
+fn is_missing<E: ProvideErrorMetadata>(error: &SdkError<E, HttpResponse>) -> bool {
+    let code = error.as_service_error().and_then(|e| e.code());
+    let status = error.raw_response().map(|response| response.status().as_u16());
+    code == Some("NoSuchKey") || (code.is_none() && status == Some(404))
+}
+
+#[async_trait]
+impl Blobs for S3Blobs {
+    async fn presign_put(&self, upload: &UploadSpec) -> anyhow::Result<PresignedUpload> {
+        let length = i64::try_from(upload.content_length).context("content length")?;
+        let request = self
+            .client
+            .put_object()
+            .bucket(&self.bucket)
+            .key(&upload.key)
+            .content_type(&upload.content_type)
+            .content_length(length)
+            .set_content_md5(upload.content_md5())
+            .set_tagging(self.tag_pending.then(|| PENDING_TAG.to_string()))
+            .presigned(Self::presigning(upload.expires)?)
+            .await
+            .map_err(|e| sdk_error("PutObject (presign)", &upload.key, e))?;
+        let headers = request
+            .headers()
+            .filter(|(name, _)| !name.eq_ignore_ascii_case("content-length"))
+            .filter(|(name, _)| !name.eq_ignore_ascii_case("host"))
+            .map(|(name, value)| (canonical_header_name(name), value.to_string()))
+            .collect();
+        Ok(PresignedUpload { url: request.uri().to_string(), headers })
+    }
+
+    async fn presign_get(&self, key: &str, expires: Duration) -> anyhow::Result<String> {
+        let request = self
+            .client
+            .get_object()
+            .bucket(&self.bucket)
+            .key(key)
+            .presigned(Self::presigning(expires)?)
+            .await
+            .map_err(|e| sdk_error("GetObject (presign)", key, e))?;
+        Ok(request.uri().to_string())
+    }
+
+    async fn confirm(&self, key: &str) -> anyhow::Result<bool> {
+        if !self.exists(key).await? {
+            return Ok(false);
+        }
+        if !self.tag_pending {
+            return Ok(true);
+        }
+        let removed =
+            self.client.delete_object_tagging().bucket(&self.bucket).key(key).send().await;
+        match removed {
+            Ok(_) => Ok(true),
+            Err(e) if is_missing(&e) => Ok(false),
+            Err(e) => Err(sdk_error("DeleteObjectTagging", key, e)),
+        }
+    }
+
+    async fn delete(&self, key: &str) -> anyhow::Result<()> {
+        self.client
+            .delete_object()
+            .bucket(&self.bucket)
+            .key(key)
+            .send()
+            .await
+            .map_err(|e| sdk_error("DeleteObject", key, e))?;
+        Ok(())
+    }
+
+    async fn exists(&self, key: &str) -> anyhow::Result<bool> {
+        match self.client.head_object().bucket(&self.bucket).key(key).send().await {
+            Ok(_) => Ok(true),
+            Err(e) if e.as_service_error().is_some_and(|e| e.is_not_found()) => Ok(false),
+            Err(e) => Err(sdk_error("HeadObject", key, e)),
+        }
+    }
+
+    fn storage_type(&self) -> &'static str {
+        "S3"
+    }
+
+    fn bucket(&self) -> String {
+        self.bucket.clone()
+    }
+}
+
+/// Header names as S3 documents them (`Content-Type`, `Content-MD5`, `x-amz-tagging`).
+fn canonical_header_name(name: &str) -> String {
+    match name.to_ascii_lowercase().as_str() {
+        "content-type" => "Content-Type".into(),
+        "content-md5" => "Content-MD5".into(),
+        other => other.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blobs(tag_pending: bool) -> S3Blobs {
+        S3Blobs::new(S3Blobs::test_client("http://127.0.0.1:9"), "bucket", tag_pending)
+    }
+
+    fn spec(md5: Option<[u8; 16]>) -> UploadSpec {
+        UploadSpec {
+            key: "uploads/2026/01/02/0123456789abcdef0123456789abcdef.pdf".into(),
+            content_type: "application/pdf".into(),
+            content_length: 1234,
+            md5,
+            expires: Duration::from_secs(900),
+        }
+    }
+
+    fn signed_headers(url: &str) -> String {
+        let query = url.split_once('?').unwrap().1;
+        let (_, value) = query
+            .split('&')
+            .find_map(|p| p.split_once('=').filter(|(k, _)| *k == "X-Amz-SignedHeaders"))
+            .unwrap();
+        value.replace("%3B", ";")
+    }
+
+    #[tokio::test]
+    async fn an_upload_url_signs_type_length_md5_and_the_pending_tag() {
+        let upload = blobs(true).presign_put(&spec(Some([7; 16]))).await.unwrap();
+        assert!(
+            upload.url.starts_with("http://127.0.0.1:9/bucket/uploads/2026/01/02/"),
+            "{}",
+            upload.url
+        );
+        assert!(upload.url.contains("X-Amz-Expires=900"), "{}", upload.url);
+        assert_eq!(
+            signed_headers(&upload.url),
+            "content-length;content-md5;content-type;host;x-amz-tagging"
+        );
+        let mut headers = upload.headers.clone();
+        headers.sort();
+        assert_eq!(
+            headers,
+            [
+                ("Content-MD5".to_string(), "BwcHBwcHBwcHBwcHBwcHBw==".to_string()),
+                ("Content-Type".to_string(), "application/pdf".to_string()),
+                ("x-amz-tagging".to_string(), PENDING_TAG.to_string()),
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn without_md5_or_tagging_only_type_and_length_are_signed() {
+        let upload = blobs(false).presign_put(&spec(None)).await.unwrap();
+        assert_eq!(signed_headers(&upload.url), "content-length;content-type;host");
+        assert_eq!(upload.headers, [("Content-Type".to_string(), "application/pdf".to_string())]);
+    }
+
+    #[tokio::test]
+    async fn an_access_url_expires_as_asked() {
+        let url = blobs(true).presign_get("uploads/a.pdf", Duration::from_secs(60)).await.unwrap();
+        assert!(url.contains("X-Amz-Expires=60") && url.contains("X-Amz-Signature="), "{url}");
+    }
+}
