@@ -1,7 +1,13 @@
 //! The system under measurement: a fresh DynamoDB Local table, metered, behind the gateway's
 //! router, driven in-process so the real handlers run without HTTP.
 
-use std::{collections::HashMap, sync::Arc};
+use std::{
+    collections::HashMap,
+    sync::{
+        atomic::{AtomicU64, Ordering::Relaxed},
+        Arc,
+    },
+};
 
 use anyhow::{bail, Context, Result};
 use axum::{
@@ -26,6 +32,8 @@ use http_body_util::BodyExt;
 use serde_json::Value;
 use tower::ServiceExt;
 
+use crate::census::Census;
+
 /// The administrator the harness bootstraps.
 pub const ADMIN: (&str, &str, &str) = ("admin", "Admin12345", "admin@example.com");
 
@@ -34,6 +42,8 @@ pub const ADMIN: (&str, &str, &str) = ("admin", "Admin12345", "admin@example.com
 pub struct Sample {
     pub calls: CallCounts,
     pub usage: TableUsage,
+    /// Items written by the transactions among the calls.
+    pub transact_items: u64,
 }
 
 /// One table, its meters, and the gateway's router on it.
@@ -41,6 +51,7 @@ pub struct Harness {
     /// The adapter itself (its clones share the usage counters), for seeding without metering.
     pub dynamo: DynamoTable,
     metered: Arc<Metered>,
+    transact_items: Arc<AtomicU64>,
     router: Router,
     /// Kept so that publishing finds an open event queue, as in the gateway.
     _events: Receiver,
@@ -62,7 +73,8 @@ impl Harness {
         let dynamo = DynamoTable::connect_for_tests(endpoint, table_name)
             .await
             .with_context(|| format!("creating table {table_name} on {endpoint}"))?;
-        let metered = Arc::new(Metered::new(dynamo.clone()));
+        let transact_items = Arc::new(AtomicU64::new(0));
+        let metered = Arc::new(Metered::new(Census::new(dynamo.clone(), transact_items.clone())));
         let table: Arc<dyn Table> = metered.clone();
         let config = config()?;
         let secret = setup::jwt_secret(&config).await.context("JWT secret")?;
@@ -70,18 +82,23 @@ impl Harness {
         let ctx = AppContext::new(table, config, &secret).with_events(Arc::new(queue));
         setup::bootstrap_admin(&ctx).await.context("bootstrapping the administrator")?;
         let router = local_gateway::app(ctx);
-        Ok(Self { dynamo, metered, router, _events: events })
+        Ok(Self { dynamo, metered, transact_items, router, _events: events })
     }
 
     /// Starts counting calls and capacity from zero.
     pub fn reset(&self) {
         self.metered.reset();
         self.dynamo.reset_usage();
+        self.transact_items.store(0, Relaxed);
     }
 
     /// Calls and capacity since the last [`Harness::reset`].
     pub fn sample(&self) -> Sample {
-        Sample { calls: self.metered.counts(), usage: self.dynamo.usage() }
+        Sample {
+            calls: self.metered.counts(),
+            usage: self.dynamo.usage(),
+            transact_items: self.transact_items.load(Relaxed),
+        }
     }
 
     /// Sends a request through the router and returns the JSON body; anything but 200 fails.

@@ -25,6 +25,8 @@ pub struct Measurement {
     pub calls_vary: bool,
     /// Median requests the adapter sent (more than the calls when it retried).
     pub requests: u64,
+    /// Median items written by transactions.
+    pub transact_items: u64,
     /// Median read capacity units.
     pub read_units: f64,
     /// Median write capacity units.
@@ -52,6 +54,7 @@ fn summarise(endpoint: String, samples: &[Sample]) -> Measurement {
         },
         calls_vary: samples.iter().any(|s| s.calls != samples[0].calls),
         requests: median(samples.iter().map(|s| s.usage.calls)),
+        transact_items: median(samples.iter().map(|s| s.transact_items)),
         read_units: median(samples.iter().map(|s| s.usage.read_units)),
         write_units: median(samples.iter().map(|s| s.usage.write_units)),
     }
@@ -79,6 +82,13 @@ fn usage_counts(
     let mut counts = vec![0; len];
     corpus.articles.iter().flat_map(of).for_each(|i| counts[i] += 1);
     counts
+}
+
+fn matches(count: usize) -> String {
+    match count {
+        1 => "1 match".into(),
+        n => format!("{n} matches"),
+    }
 }
 
 fn most_used(counts: &[usize]) -> (usize, usize) {
@@ -120,11 +130,11 @@ pub async fn reads(
             format!("{list}?tagId={tag}"),
         ),
         (
-            format!("GET {list}?keyword={common} (common, {common_matches} matches)"),
+            format!("GET {list}?keyword={common} (common, {})", matches(*common_matches)),
             format!("{list}?keyword={common}"),
         ),
         (
-            format!("GET {list}?keyword={rare} (rare, {rare_matches} matches)"),
+            format!("GET {list}?keyword={rare} (rare, {})", matches(*rare_matches)),
             format!("{list}?keyword={rare}"),
         ),
         ("GET /api/v1/categories/tree".into(), "/api/v1/categories/tree".into()),

@@ -55,8 +55,9 @@ pub trait Blobs: Send + Sync + 'static {
     /// Signs a download of `key` valid for `expires`.
     async fn presign_get(&self, key: &str, expires: Duration) -> anyhow::Result<String>;
 
-    /// Makes an uploaded object permanent (S3: removes the `pending` tag the lifecycle rule
-    /// expires). Answers whether the object exists; an absent object is not an error.
+    /// Makes an uploaded object permanent (S3: after a HeadObject, removes the `pending` tag
+    /// that the lifecycle rule expires). Answers whether the object exists; an absent object is
+    /// not an error.
     async fn confirm(&self, key: &str) -> anyhow::Result<bool>;
 
     /// Deletes an object; an absent object is not an error.

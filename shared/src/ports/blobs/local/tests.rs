@@ -142,3 +142,16 @@ async fn keys_never_leave_the_store_directory() {
         assert!(store.exists(key).await.is_err(), "{key}");
     }
 }
+
+#[tokio::test]
+async fn a_ten_megabyte_upload_is_accepted() {
+    let (store, _dir) = store();
+    let bytes = vec![7u8; 10 * 1024 * 1024];
+    let upload =
+        UploadSpec { content_length: bytes.len() as u64, ..spec(None, Duration::from_secs(60)) };
+    let upload = store.presign_put(&upload).await.unwrap();
+    let (status, _, body) = send(&store, "PUT", &upload.url, &upload.headers, &bytes).await;
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    let url = store.presign_get(KEY, Duration::from_secs(60)).await.unwrap();
+    assert_eq!(send(&store, "GET", &url, &[], b"").await.2.len(), bytes.len());
+}
