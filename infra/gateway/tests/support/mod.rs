@@ -116,7 +116,7 @@ async fn context_on(
 ) -> AppContext {
     let config = test_config();
     let secret = setup::jwt_secret(&config).await.expect("secret");
-    let embedder = Arc::new(blog_shared::ports::embedder::local::LocalEmbedder::new(256));
+    let embedder = Arc::new(blog_shared::ports::embedder::local::LocalEmbedder::new(512));
     let ctx = AppContext::new(table, config, &secret).with_events(events).with_embedder(embedder);
     setup::bootstrap_admin(&ctx).await.expect("admin bootstrap");
     ctx
