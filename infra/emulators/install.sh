@@ -94,7 +94,8 @@ else
   else
     log "building s3s-fs $S3S_FS_VERSION into .tools/cargo (was: ${s3s_installed:-none}; takes minutes)"
     s3s_start=$(date +%s)
-    cargo install s3s-fs --version "$S3S_FS_VERSION" --features binary --locked \
+    # --debug: an unoptimised build takes far less time, and the tests do not need a fast S3.
+    cargo install s3s-fs --version "$S3S_FS_VERSION" --features binary --locked --debug \
       --root "$TOOLS/cargo" --quiet
     log "  built in $(($(date +%s) - s3s_start)) s"
   fi
