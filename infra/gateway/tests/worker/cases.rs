@@ -232,3 +232,61 @@ pub async fn an_event_that_could_not_be_sent_is_delivered_by_the_outbox_sweep(ap
         .is_empty());
     assert_eq!(events::sweep(&api.ctx, Duration::ZERO).await.unwrap(), 0);
 }
+
+pub async fn the_webhook_gets_one_signed_post_per_event(api: Api) {
+    use axum::{body::Bytes, http::HeaderMap, routing::post, Router};
+    let received: Arc<std::sync::Mutex<Vec<(Option<String>, Vec<u8>)>>> = Arc::default();
+    let sink = received.clone();
+    let hook = Router::new().route(
+        "/hook",
+        post(move |headers: HeaderMap, body: Bytes| {
+            let sink = sink.clone();
+            async move {
+                let signature =
+                    headers.get("x-blog-signature").map(|v| v.to_str().unwrap().to_string());
+                sink.lock().unwrap().push((signature, body.to_vec()));
+                "ok"
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, hook).await });
+    let mut config = (*api.ctx.config).clone();
+    config.webhook_url = Some(url);
+    config.webhook_secret = Some("hook-secret".into());
+    let mut ctx = api.ctx.clone();
+    ctx.config = Arc::new(config);
+
+    let admin = api.admin_token().await;
+    let id = published(&api, &admin, json!({"title": "Hooked", "content": RUST[1]})).await;
+    let body = api.next_event().await.expect("event").to_string();
+    followup::handle(&ctx, &body).await.unwrap();
+    followup::handle(&ctx, &body).await.unwrap();
+    let received = received.lock().unwrap().clone();
+    assert_eq!(received.len(), 1, "one POST although the event came twice");
+    let (signature, payload) = &received[0];
+    let expected = {
+        use hmac::{KeyInit, Mac};
+        let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(b"hook-secret").unwrap();
+        mac.update(payload);
+        let digest = mac.finalize().into_bytes();
+        format!("sha256={}", digest.iter().map(|b| format!("{b:02x}")).collect::<String>())
+    };
+    assert_eq!(signature.as_deref(), Some(expected.as_str()));
+    let payload: Value = serde_json::from_slice(payload).unwrap();
+    assert_eq!(payload["article"]["id"], json!(id));
+    assert_eq!(payload["event"]["type"], json!("ArticlePublishedEvent"));
+}
+
+pub async fn a_related_read_costs_two_calls(api: Api) {
+    api.start_worker().await;
+    let admin = api.admin_token().await;
+    let a = published(&api, &admin, json!({"title": "One", "content": RUST[0]})).await;
+    published(&api, &admin, json!({"title": "Two", "content": RUST[1]})).await;
+    eventually(&api, &a, 5, |l| l.len() == 1).await;
+    let path = format!("/api/v1/articles/{a}/related");
+    let (reply, calls) = api.calls_of(api.call("GET", &path, None, None)).await;
+    assert_ok(&reply);
+    assert_eq!((calls.get_many, calls.total()), (2, 2), "{calls:?}");
+}

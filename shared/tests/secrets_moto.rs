@@ -1,0 +1,33 @@
+//! The JWT secret and the administrator password come from Secrets Manager in Lambda: the
+//! resolution runs against moto's Secrets Manager, through the SDK's default configuration.
+#![cfg(feature = "secrets")]
+
+use blog_shared::{config::SecretSource, setup::resolve_secret};
+
+#[tokio::test]
+#[ignore = "needs moto; make test runs it"]
+async fn a_secret_arn_resolves_to_the_secret_string() {
+    let endpoint =
+        std::env::var("BLOG_TEST_SQS_ENDPOINT").expect("moto endpoint (make test sets it)");
+    std::env::set_var("AWS_ENDPOINT_URL_SECRETS_MANAGER", &endpoint);
+    std::env::set_var("AWS_REGION", "us-east-1");
+    std::env::set_var("AWS_ACCESS_KEY_ID", "test");
+    std::env::set_var("AWS_SECRET_ACCESS_KEY", "test");
+    let sdk = blog_shared::ports::aws::sdk_config().await;
+    let client = aws_sdk_secretsmanager::Client::new(&sdk);
+    let name = format!("jwt-{}", uuid::Uuid::new_v4().simple());
+    let created = client
+        .create_secret()
+        .name(&name)
+        .secret_string("a-secret-of-at-least-thirty-two-characters")
+        .send()
+        .await
+        .expect("moto creates the secret");
+    let arn = created.arn().expect("an ARN").to_string();
+    let value =
+        resolve_secret(&SecretSource::SecretsManager(arn), "BLOG_JWT_SECRET").await.unwrap();
+    assert_eq!(value, "a-secret-of-at-least-thirty-two-characters");
+    let missing =
+        resolve_secret(&SecretSource::SecretsManager(format!("{name}-missing")), "x").await;
+    assert!(missing.is_err(), "a missing secret is an error, not an empty key");
+}
