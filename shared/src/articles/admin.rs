@@ -173,22 +173,21 @@ pub async fn update(
     Ok(ArticleOk::ok(true))
 }
 
-async fn change_status(
+/// Applies `edit` to the current head in one transaction, re-reading and retrying when another
+/// change landed in between (so a refused transition reflects the latest state). A change that
+/// leaves the article published emits ArticlePublishedEvent through the outbox.
+async fn change(
     ctx: &AppContext,
     id: u64,
-    action: Action,
+    edit: impl Fn(&ArticleHead) -> Result<ArticleHead, ArticleError>,
 ) -> Result<ArticleHead, ArticleError> {
     for _ in 0..ATTEMPTS {
         let before = read::load_head(ctx.table.as_ref(), id)
             .await?
             .filter(|h| h.is_deleted == 0)
             .ok_or(ArticleError::ArticleNotFound)?;
-        let mut after = before.clone();
-        after.status = lifecycle::transition(before.state(), action)?.code();
+        let mut after = edit(&before)?;
         after.update_time = crate::time::now_string();
-        if action == Action::Publish {
-            after.publish_time = Some(after.update_time.clone());
-        }
         let event = after.is_listed().then(|| ArticlePublishedEvent::of(&after));
         let extra = event.iter().map(outbox_write).collect::<Result<Vec<_>, _>>()?;
         match store::save(ctx.table.as_ref(), Some(&before), &after, None, extra).await {
@@ -203,6 +202,22 @@ async fn change_status(
         }
     }
     Err(ArticleError::VersionConflict)
+}
+
+async fn change_status(
+    ctx: &AppContext,
+    id: u64,
+    action: Action,
+) -> Result<ArticleHead, ArticleError> {
+    change(ctx, id, |before| {
+        let mut after = before.clone();
+        after.status = lifecycle::transition(before.state(), action)?.code();
+        if action == Action::Publish {
+            after.publish_time = Some(crate::time::now_string());
+        }
+        Ok(after)
+    })
+    .await
 }
 
 /// PUT /{id}/publish: DRAFT → PUBLISHED, publish time set, ArticlePublishedEvent emitted.
@@ -242,21 +257,13 @@ pub async fn delete(
     _admin: Admin,
     PathId(id, ..): Id,
 ) -> Result<ArticleOk<bool>, ArticleError> {
-    for _ in 0..ATTEMPTS {
-        let before = read::load_head(ctx.table.as_ref(), id)
-            .await?
-            .filter(|h| h.is_deleted == 0)
-            .ok_or(ArticleError::ArticleNotFound)?;
+    change(&ctx, id, |before| {
         let mut after = before.clone();
         after.is_deleted = 1;
-        after.update_time = crate::time::now_string();
-        match store::save(ctx.table.as_ref(), Some(&before), &after, None, Vec::new()).await {
-            Ok(()) => return Ok(ArticleOk::ok(true)),
-            Err(StoreError::Stale) => continue,
-            Err(other) => return Err(store_error(other)),
-        }
-    }
-    Err(ArticleError::VersionConflict)
+        Ok(after)
+    })
+    .await?;
+    Ok(ArticleOk::ok(true))
 }
 
 /// GET: every non-deleted article, any status (optional `status` filter), newest first.
