@@ -233,9 +233,12 @@ pub async fn an_event_that_could_not_be_sent_is_delivered_by_the_outbox_sweep(ap
     assert_eq!(events::sweep(&api.ctx, Duration::ZERO).await.unwrap(), 0);
 }
 
+/// Webhook POSTs seen by the stub: signature header and body.
+type Posts = Arc<std::sync::Mutex<Vec<(Option<String>, Vec<u8>)>>>;
+
 pub async fn the_webhook_gets_one_signed_post_per_event(api: Api) {
     use axum::{body::Bytes, http::HeaderMap, routing::post, Router};
-    let received: Arc<std::sync::Mutex<Vec<(Option<String>, Vec<u8>)>>> = Arc::default();
+    let received: Posts = Arc::default();
     let sink = received.clone();
     let hook = Router::new().route(
         "/hook",
