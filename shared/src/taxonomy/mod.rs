@@ -3,6 +3,7 @@
 
 pub mod categories;
 mod fields;
+mod slugs;
 pub mod tags;
 
 use crate::ports::table::{Condition, Key, Update, Write};

@@ -5,8 +5,10 @@
 use crate::{
     ids::{next_id, IdKind},
     ports::table::{n, s, Condition, Index, Key, Query, Table, TableError, Update, Write},
-    records::{self, key_item, number, query_all},
+    records::{self, number, query_all},
 };
+
+use crate::taxonomy::slugs::{self, Committed, SlugMarkers};
 
 use super::model::CategoryRecord;
 
@@ -21,9 +23,7 @@ fn meta_key() -> Key {
     Key::new(PARTITION, "#META")
 }
 
-fn slug_key(slug: &str) -> Key {
-    Key::new(format!("CATSLUG#{slug}"), "CATSLUG")
-}
+const SLUGS: SlugMarkers = SlugMarkers { kind: "CATSLUG", owner_attribute: "categoryId" };
 
 /// All categories at one structural version.
 pub struct Snapshot {
@@ -74,13 +74,10 @@ pub async fn find_by_slug(
     table: &dyn Table,
     slug: &str,
 ) -> Result<Option<CategoryRecord>, TableError> {
-    let Some(marker) = table.get(&slug_key(slug)).await? else {
-        return Ok(None);
-    };
-    let Some(id) = number(&marker, "categoryId") else {
-        return Ok(None);
-    };
-    table.get(&category_key(id as u64)).await?.map(records::from_item).transpose()
+    match SLUGS.owner(table, slug).await? {
+        Some(id) => find(table, id).await,
+        None => Ok(None),
+    }
 }
 
 /// Reads one category by id.
@@ -103,12 +100,6 @@ fn bump_version(version: i64) -> Write {
     }
 }
 
-fn slug_marker(slug: &str, id: u64) -> Write {
-    let mut item = key_item(&slug_key(slug));
-    item.insert("categoryId".into(), n(id as i64));
-    Write::Put { item, condition: Some(Condition::NotExists) }
-}
-
 fn child_count(parent: u64, delta: i64) -> Write {
     Write::Update {
         key: category_key(parent),
@@ -120,20 +111,14 @@ fn child_count(parent: u64, delta: i64) -> Write {
 async fn commit(
     table: &dyn Table,
     writes: Vec<Write>,
-    slug_at: Option<usize>,
+    claim_at: Option<usize>,
 ) -> Result<(), WriteError> {
-    match table.transact(writes).await {
-        Ok(()) => Ok(()),
-        Err(TableError::TransactionCancelled { failed })
-            if slug_at.is_some_and(|i| failed.contains(&i)) =>
-        {
-            Err(WriteError::SlugTaken)
-        }
-        Err(TableError::TransactionCancelled { .. }) => Err(WriteError::Stale),
-        Err(other) => Err(other.into()),
+    match slugs::commit(table, writes, claim_at).await? {
+        Committed::Done => Ok(()),
+        Committed::SlugTaken => Err(WriteError::SlugTaken),
+        Committed::Refused => Err(WriteError::Stale),
     }
 }
-
 /// Stores a new category, its slug marker and its parent's child count.
 pub async fn create(
     table: &dyn Table,
@@ -146,7 +131,7 @@ pub async fn create(
             item: records::to_item(category, &category_key(category.id))?,
             condition: Some(Condition::NotExists),
         },
-        slug_marker(&category.slug, category.id),
+        SLUGS.claim(&category.slug, category.id),
     ];
     if let Some(parent) = category.parent_id {
         writes.push(child_count(parent, 1));
@@ -178,8 +163,8 @@ pub async fn update(
     let mut slug_at = None;
     if before.slug != after.slug {
         slug_at = Some(writes.len());
-        writes.push(slug_marker(&after.slug, after.id));
-        writes.push(Write::Delete { key: slug_key(&before.slug), condition: None });
+        writes.push(SLUGS.claim(&after.slug, after.id));
+        writes.push(SLUGS.release(&before.slug));
     }
     if before.parent_id != after.parent_id {
         writes.extend(before.parent_id.map(|p| child_count(p, -1)));
@@ -202,7 +187,7 @@ pub async fn delete(
     let mut writes = vec![
         bump_version(version),
         Write::Delete { key: category_key(category.id), condition: Some(unused) },
-        Write::Delete { key: slug_key(&category.slug), condition: None },
+        SLUGS.release(&category.slug),
     ];
     writes.extend(category.parent_id.map(|p| child_count(p, -1)));
     commit(table, writes, None).await

@@ -4,8 +4,10 @@
 use crate::{
     ids::{next_id, IdKind},
     ports::table::{n, s, Condition, Index, Key, Query, Table, TableError, Update, Write},
-    records::{self, key_item, number, query_all},
+    records::{self, query_all},
 };
+
+use crate::taxonomy::slugs::{self, Committed, SlugMarkers};
 
 use super::model::TagRecord;
 
@@ -16,9 +18,7 @@ pub fn tag_key(id: u64) -> Key {
     Key::new(PARTITION, format!("TAG#{id:016}"))
 }
 
-fn slug_key(slug: &str) -> Key {
-    Key::new(format!("TAGSLUG#{slug}"), "TAGSLUG")
-}
+const SLUGS: SlugMarkers = SlugMarkers { kind: "TAGSLUG", owner_attribute: "tagId" };
 
 /// Why a tag write was refused.
 #[derive(Debug, thiserror::Error)]
@@ -50,11 +50,8 @@ pub async fn find(table: &dyn Table, id: u64) -> Result<Option<TagRecord>, Table
 
 /// Reads one tag by slug (marker, then tag).
 pub async fn find_by_slug(table: &dyn Table, slug: &str) -> Result<Option<TagRecord>, TableError> {
-    let Some(marker) = table.get(&slug_key(slug)).await? else {
-        return Ok(None);
-    };
-    match number(&marker, "tagId") {
-        Some(id) => find(table, id as u64).await,
+    match SLUGS.owner(table, slug).await? {
+        Some(id) => find(table, id).await,
         None => Ok(None),
     }
 }
@@ -64,29 +61,17 @@ pub async fn new_id(table: &dyn Table) -> Result<u64, TableError> {
     next_id(table, IdKind::Tag).await
 }
 
-fn slug_marker(slug: &str, id: u64) -> Write {
-    let mut item = key_item(&slug_key(slug));
-    item.insert("tagId".into(), n(id as i64));
-    Write::Put { item, condition: Some(Condition::NotExists) }
-}
-
 async fn commit(
     table: &dyn Table,
     writes: Vec<Write>,
-    slug_at: Option<usize>,
+    claim_at: Option<usize>,
 ) -> Result<(), WriteError> {
-    match table.transact(writes).await {
-        Ok(()) => Ok(()),
-        Err(TableError::TransactionCancelled { failed })
-            if slug_at.is_some_and(|i| failed.contains(&i)) =>
-        {
-            Err(WriteError::SlugTaken)
-        }
-        Err(TableError::TransactionCancelled { .. }) => Err(WriteError::Missing),
-        Err(other) => Err(other.into()),
+    match slugs::commit(table, writes, claim_at).await? {
+        Committed::Done => Ok(()),
+        Committed::SlugTaken => Err(WriteError::SlugTaken),
+        Committed::Refused => Err(WriteError::Missing),
     }
 }
-
 /// Stores a new tag and its slug marker.
 pub async fn create(table: &dyn Table, tag: &TagRecord) -> Result<(), WriteError> {
     let writes = vec![
@@ -94,7 +79,7 @@ pub async fn create(table: &dyn Table, tag: &TagRecord) -> Result<(), WriteError
             item: records::to_item(tag, &tag_key(tag.id))?,
             condition: Some(Condition::NotExists),
         },
-        slug_marker(&tag.slug, tag.id),
+        SLUGS.claim(&tag.slug, tag.id),
     ];
     commit(table, writes, Some(1)).await
 }
@@ -118,8 +103,8 @@ pub async fn update(
     let mut slug_at = None;
     if before.slug != after.slug {
         slug_at = Some(writes.len());
-        writes.push(slug_marker(&after.slug, after.id));
-        writes.push(Write::Delete { key: slug_key(&before.slug), condition: None });
+        writes.push(SLUGS.claim(&after.slug, after.id));
+        writes.push(SLUGS.release(&before.slug));
     }
     commit(table, writes, slug_at).await
 }
@@ -132,7 +117,7 @@ pub async fn delete(table: &dyn Table, tag: &TagRecord) -> Result<(), WriteError
     ]);
     let writes = vec![
         Write::Delete { key: tag_key(tag.id), condition: Some(unused) },
-        Write::Delete { key: slug_key(&tag.slug), condition: None },
+        SLUGS.release(&tag.slug),
     ];
     match table.transact(writes).await {
         Ok(()) => Ok(()),

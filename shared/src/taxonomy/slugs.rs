@@ -1,0 +1,67 @@
+//! Unique slugs of categories and tags: one marker item per slug, claimed with
+//! `attribute_not_exists` in the same transaction as the entity, so two entities never share one.
+
+use crate::{
+    ports::table::{n, Condition, Key, Table, TableError, Write},
+    records::{key_item, number},
+};
+
+/// The slug markers of one kind of entity.
+pub struct SlugMarkers {
+    /// Partition prefix and sort key of the markers (`CATSLUG`, `TAGSLUG`).
+    pub kind: &'static str,
+    /// Attribute holding the owner's id.
+    pub owner_attribute: &'static str,
+}
+
+/// How a transaction that claims or releases slugs ended.
+pub enum Committed {
+    /// Every write landed.
+    Done,
+    /// The slug claimed at the given position belongs to another entity.
+    SlugTaken,
+    /// Another condition of the transaction failed.
+    Refused,
+}
+
+impl SlugMarkers {
+    fn key(&self, slug: &str) -> Key {
+        Key::new(format!("{}#{slug}", self.kind), self.kind)
+    }
+
+    /// The write that claims `slug` for `owner` (fails when it is taken).
+    pub fn claim(&self, slug: &str, owner: u64) -> Write {
+        let mut item = key_item(&self.key(slug));
+        item.insert(self.owner_attribute.into(), n(owner as i64));
+        Write::Put { item, condition: Some(Condition::NotExists) }
+    }
+
+    /// The write that frees `slug`.
+    pub fn release(&self, slug: &str) -> Write {
+        Write::Delete { key: self.key(slug), condition: None }
+    }
+
+    /// The id of the entity holding `slug` (one GetItem).
+    pub async fn owner(&self, table: &dyn Table, slug: &str) -> Result<Option<u64>, TableError> {
+        let marker = table.get(&self.key(slug)).await?;
+        Ok(marker.and_then(|m| number(&m, self.owner_attribute)).map(|id| id as u64))
+    }
+}
+
+/// Runs a transaction whose write at `claim_at` (if any) claims a slug.
+pub async fn commit(
+    table: &dyn Table,
+    writes: Vec<Write>,
+    claim_at: Option<usize>,
+) -> Result<Committed, TableError> {
+    match table.transact(writes).await {
+        Ok(()) => Ok(Committed::Done),
+        Err(TableError::TransactionCancelled { failed })
+            if claim_at.is_some_and(|i| failed.contains(&i)) =>
+        {
+            Ok(Committed::SlugTaken)
+        }
+        Err(TableError::TransactionCancelled { .. }) => Ok(Committed::Refused),
+        Err(other) => Err(other),
+    }
+}
