@@ -1,13 +1,7 @@
 //! The system under measurement: a fresh DynamoDB Local table, metered, behind the gateway's
 //! router, driven in-process so the real handlers run without HTTP.
 
-use std::{
-    collections::HashMap,
-    sync::{
-        atomic::{AtomicU64, Ordering::Relaxed},
-        Arc,
-    },
-};
+use std::{collections::HashMap, sync::Arc};
 
 use anyhow::{bail, Context, Result};
 use axum::{
@@ -32,8 +26,6 @@ use http_body_util::BodyExt;
 use serde_json::Value;
 use tower::ServiceExt;
 
-use crate::census::Census;
-
 /// The administrator the harness bootstraps.
 pub const ADMIN: (&str, &str, &str) = ("admin", "Admin12345", "admin@example.com");
 
@@ -42,8 +34,6 @@ pub const ADMIN: (&str, &str, &str) = ("admin", "Admin12345", "admin@example.com
 pub struct Sample {
     pub calls: CallCounts,
     pub usage: TableUsage,
-    /// Items written by the transactions among the calls.
-    pub transact_items: u64,
 }
 
 /// One table, its meters, and the gateway's router on it.
@@ -51,7 +41,6 @@ pub struct Harness {
     /// The adapter itself (its clones share the usage counters), for seeding without metering.
     pub dynamo: DynamoTable,
     metered: Arc<Metered>,
-    transact_items: Arc<AtomicU64>,
     router: Router,
     /// Kept so that publishing finds an open event queue, as in the gateway.
     _events: Receiver,
@@ -73,8 +62,7 @@ impl Harness {
         let dynamo = DynamoTable::connect_for_tests(endpoint, table_name)
             .await
             .with_context(|| format!("creating table {table_name} on {endpoint}"))?;
-        let transact_items = Arc::new(AtomicU64::new(0));
-        let metered = Arc::new(Metered::new(Census::new(dynamo.clone(), transact_items.clone())));
+        let metered = Arc::new(Metered::new(dynamo.clone()));
         let table: Arc<dyn Table> = metered.clone();
         let config = config()?;
         let secret = setup::jwt_secret(&config).await.context("JWT secret")?;
@@ -82,23 +70,18 @@ impl Harness {
         let ctx = AppContext::new(table, config, &secret).with_events(Arc::new(queue));
         setup::bootstrap_admin(&ctx).await.context("bootstrapping the administrator")?;
         let router = local_gateway::app(ctx);
-        Ok(Self { dynamo, metered, transact_items, router, _events: events })
+        Ok(Self { dynamo, metered, router, _events: events })
     }
 
     /// Starts counting calls and capacity from zero.
     pub fn reset(&self) {
         self.metered.reset();
         self.dynamo.reset_usage();
-        self.transact_items.store(0, Relaxed);
     }
 
     /// Calls and capacity since the last [`Harness::reset`].
     pub fn sample(&self) -> Sample {
-        Sample {
-            calls: self.metered.counts(),
-            usage: self.dynamo.usage(),
-            transact_items: self.transact_items.load(Relaxed),
-        }
+        Sample { calls: self.metered.counts(), usage: self.dynamo.usage() }
     }
 
     /// Sends a request through the router and returns the JSON body; anything but 200 fails.

@@ -9,7 +9,6 @@
 //! `store::save`), then every endpoint measured through the gateway's router; a Markdown table
 //! per size goes to stdout and, with `--out`, into its section of that file.
 
-mod census;
 mod corpus;
 mod harness;
 mod measure;

@@ -51,10 +51,11 @@ fn summarise(endpoint: String, samples: &[Sample]) -> Measurement {
             delete: calls(|c| c.delete),
             query: calls(|c| c.query),
             transact: calls(|c| c.transact),
+            transact_items: calls(|c| c.transact_items),
         },
         calls_vary: samples.iter().any(|s| s.calls != samples[0].calls),
         requests: median(samples.iter().map(|s| s.usage.calls)),
-        transact_items: median(samples.iter().map(|s| s.transact_items)),
+        transact_items: median(samples.iter().map(|s| s.calls.transact_items)),
         read_units: median(samples.iter().map(|s| s.usage.read_units)),
         write_units: median(samples.iter().map(|s| s.usage.write_units)),
     }

@@ -27,6 +27,8 @@ pub struct CallCounts {
     pub query: u64,
     /// TransactWriteItems.
     pub transact: u64,
+    /// Items written by those transactions (DynamoDB charges each item; not a call).
+    pub transact_items: u64,
 }
 
 impl CallCounts {
@@ -42,7 +44,7 @@ impl CallCounts {
 }
 
 #[derive(Default)]
-struct Counters([AtomicU64; 7]);
+struct Counters([AtomicU64; 8]);
 
 /// Counts the calls to an inner table.
 pub struct Metered {
@@ -67,6 +69,7 @@ impl Metered {
             delete: c(4),
             query: c(5),
             transact: c(6),
+            transact_items: c(7),
         }
     }
 
@@ -128,6 +131,7 @@ impl Table for Metered {
 
     async fn transact(&self, writes: Vec<Write>) -> Result<(), TableError> {
         self.count(6);
+        self.counters.0[7].fetch_add(writes.len() as u64, Ordering::Relaxed);
         self.inner.transact(writes).await
     }
 
