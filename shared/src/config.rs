@@ -23,6 +23,15 @@ pub enum EmbedderKind {
     Bedrock,
 }
 
+/// Where the actuator's metrics come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MetricsStore {
+    /// This process's own figures (the local gateway: one process serves everything).
+    Process,
+    /// Totals every instance adds to the table (Lambda: many short-lived instances).
+    Table,
+}
+
 /// The administrator created at start-up when no account with that user name exists.
 #[derive(Clone, Debug)]
 pub struct AdminBootstrap {
@@ -106,6 +115,17 @@ pub struct Config {
     pub log: String,
     /// Emit JSON log lines.
     pub log_json: bool,
+    /// How often each process re-reads logger levels set through the actuator.
+    pub log_levels_refresh: Duration,
+    /// The function (area) this process serves, a tag of its exported metrics.
+    pub function: String,
+    /// Where the actuator's metrics come from.
+    pub metrics_store: MetricsStore,
+    /// How often a process adds its figures to the table (table store).
+    pub metrics_export_interval: Duration,
+    /// Bearer token required under /actuator except the probes (`None`: anonymous, as the
+    /// spec describes).
+    pub actuator_token: Option<String>,
 }
 
 impl Config {
@@ -147,6 +167,17 @@ impl Config {
                 }
                 _ => None,
             };
+        let in_lambda = lookup("AWS_LAMBDA_RUNTIME_API").is_some();
+        let metrics_store = match lookup("BLOG_METRICS_STORE").as_deref() {
+            None if in_lambda => MetricsStore::Table,
+            None | Some("process") => MetricsStore::Process,
+            Some("table") => MetricsStore::Table,
+            Some(other) => bail!("BLOG_METRICS_STORE must be `process` or `table`, not `{other}`"),
+        };
+        let actuator_token = lookup("BLOG_ACTUATOR_TOKEN");
+        if actuator_token.as_ref().is_some_and(|token| token.len() < 16) {
+            bail!("BLOG_ACTUATOR_TOKEN must be at least 16 characters");
+        }
         Ok(Self {
             store,
             data_dir: lookup("BLOG_DATA_DIR").unwrap_or_else(|| ".data".into()).into(),
@@ -183,9 +214,22 @@ impl Config {
             upload_url_ttl: upload_url_ttl(&lookup)?,
             public_base_url: lookup("BLOG_PUBLIC_BASE_URL")
                 .unwrap_or_else(|| format!("http://127.0.0.1:{port}")),
-            in_lambda: lookup("AWS_LAMBDA_RUNTIME_API").is_some(),
+            in_lambda,
             log: lookup("BLOG_LOG").unwrap_or_else(|| "info".into()),
             log_json: parse(&lookup, "BLOG_LOG_JSON", false)?,
+            log_levels_refresh: Duration::from_secs(parse(
+                &lookup,
+                "BLOG_LOG_LEVELS_REFRESH_SECONDS",
+                30,
+            )?),
+            function: lookup("BLOG_FUNCTION").unwrap_or_else(|| "gateway".into()),
+            metrics_store,
+            metrics_export_interval: Duration::from_secs(parse(
+                &lookup,
+                "BLOG_METRICS_EXPORT_SECONDS",
+                60,
+            )?),
+            actuator_token,
         })
     }
 }
@@ -242,6 +286,15 @@ mod tests {
         let short = config(&[("BLOG_UPLOAD_URL_MINUTES", "5")]).unwrap();
         assert_eq!(short.upload_url_ttl, Duration::from_secs(300));
         assert!(config(&[("BLOG_UPLOAD_URL_MINUTES", "0")]).is_err());
+    }
+
+    #[test]
+    fn metrics_stay_in_process_locally_and_go_to_the_table_in_lambda() {
+        assert_eq!(config(&[]).unwrap().metrics_store, MetricsStore::Process);
+        let lambda = config(&[("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001")]).unwrap();
+        assert_eq!(lambda.metrics_store, MetricsStore::Table);
+        assert!(config(&[("BLOG_METRICS_STORE", "cloud")]).is_err());
+        assert!(config(&[("BLOG_ACTUATOR_TOKEN", "short")]).is_err());
     }
 
     #[test]

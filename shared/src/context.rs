@@ -7,13 +7,16 @@ use crate::{
     auth::{principal::PrincipalCache, tokens::TokenKeys},
     config::Config,
     ports::{blobs::Blobs, embedder::Embedder, events::EventQueue, table::Table},
+    telemetry::{table::Instrumented, Telemetry},
 };
 
 /// Shared state of every router.
 #[derive(Clone)]
 pub struct AppContext {
-    /// The table port.
+    /// The table port (every call timed by the telemetry).
     pub table: Arc<dyn Table>,
+    /// Metrics, logger levels and process readings of this process.
+    pub telemetry: Arc<Telemetry>,
     /// Configuration.
     pub config: Arc<Config>,
     /// JWT signing and verification keys.
@@ -33,8 +36,10 @@ impl AppContext {
     pub fn new(table: Arc<dyn Table>, config: Config, jwt_secret: &[u8]) -> Self {
         let tokens = Arc::new(TokenKeys::new(jwt_secret, config.token_ttl));
         let principals = Arc::new(PrincipalCache::new(config.principal_cache_ttl));
+        let telemetry = Arc::new(Telemetry::new(&config));
         Self {
-            table,
+            table: Arc::new(Instrumented::new(table, telemetry.clone())),
+            telemetry,
             config: Arc::new(config),
             tokens,
             principals,

@@ -11,11 +11,16 @@ use crate::{
     setup::{self, Needs},
 };
 
-/// Runs an area as a Lambda function: configuration, adapters and clients are built once per
-/// cold start (only those the area `needs`), then every invocation goes through lambda_http
-/// into the area's router.
-pub async fn run(area: fn(AppContext) -> Router, needs: Needs) -> Result<(), LambdaError> {
-    let config = Config::from_env()?;
+/// Runs an area as the Lambda function `name`: configuration, adapters and clients are built
+/// once per cold start (only those the area `needs`), then every invocation goes through
+/// lambda_http into the area's router.
+pub async fn run(
+    name: &str,
+    area: fn(AppContext) -> Router,
+    needs: Needs,
+) -> Result<(), LambdaError> {
+    let mut config = Config::from_env()?;
+    config.function = name.to_string();
     crate::telemetry::init(&config.log, true);
     let ctx = setup::function_context(config, needs).await?;
     if needs.tokens {
@@ -34,7 +39,8 @@ pub fn service(area: fn(AppContext) -> Router, ctx: AppContext) -> Router {
 /// Runs the worker function: SQS batches of ArticlePublishedEvent (partial batch failures
 /// reported back) and the scheduled outbox sweep.
 pub async fn run_worker() -> Result<(), LambdaError> {
-    let config = Config::from_env()?;
+    let mut config = Config::from_env()?;
+    config.function = "worker".to_string();
     crate::telemetry::init(&config.log, true);
     let ctx = setup::function_context(config, Needs::WORKER).await?;
     let handler =
@@ -47,6 +53,16 @@ pub async fn run_worker() -> Result<(), LambdaError> {
 
 /// One invocation of the worker: an SQS event, or any other event (the schedule) as a sweep.
 pub async fn worker_invocation(
+    ctx: &AppContext,
+    payload: serde_json::Value,
+) -> Result<serde_json::Value, LambdaError> {
+    ctx.telemetry.refresh_levels_if_due(ctx.table.as_ref()).await;
+    let response = handle_worker_event(ctx, payload).await;
+    ctx.telemetry.export_if_due(ctx.table.as_ref()).await;
+    response
+}
+
+async fn handle_worker_event(
     ctx: &AppContext,
     payload: serde_json::Value,
 ) -> Result<serde_json::Value, LambdaError> {
@@ -71,6 +87,15 @@ pub async fn worker_invocation(
         })
         .collect();
     let failed = crate::articles::worker::process_batch(ctx, &messages).await;
+    let processed = (messages.len() - failed.len()) as u64;
+    let cold_start = ctx.telemetry.cold_start();
+    let line = crate::telemetry::emf::worker_line(
+        ctx.telemetry.function(),
+        processed,
+        failed.len() as u64,
+        cold_start,
+    );
+    println!("{line}");
     let mut response = SqsBatchResponse::default();
     response.batch_item_failures = failed
         .into_iter()

@@ -11,6 +11,8 @@ pub mod http;
 pub mod ids;
 #[cfg(feature = "lambda")]
 pub mod lambda;
+pub mod openapi;
+pub mod ops;
 pub mod ports;
 pub mod records;
 pub mod setup;

@@ -105,6 +105,8 @@ impl Needs {
     /// Authenticated endpoints on object storage.
     pub const TOKENS_AND_BLOBS: Needs =
         Needs { tokens: true, events: false, embedder: false, blobs: true };
+    /// The ops function: checks the queue and the bucket for its health report.
+    pub const OPS: Needs = Needs { tokens: false, events: true, embedder: false, blobs: true };
     /// The worker: handles events, and re-sends outbox events.
     pub const WORKER: Needs = Needs { tokens: false, events: true, embedder: true, blobs: false };
 }

@@ -24,7 +24,11 @@ use lambda_http::{
 use serde_json::Value;
 use tower::{Service, ServiceExt};
 
-async fn context(table: Arc<dyn Table>) -> AppContext {
+/// The functions' context on `table`, with the local embedder (the worker's) and `events`.
+async fn context(
+    table: Arc<dyn Table>,
+    events: Option<Arc<dyn blog_shared::ports::events::EventQueue>>,
+) -> AppContext {
     let vars: HashMap<&str, &str> = HashMap::from([
         ("BLOG_JWT_SECRET", "events-secret-events-secret-events-secret"),
         ("BLOG_ADMIN_USERNAME", "admin"),
@@ -33,7 +37,11 @@ async fn context(table: Arc<dyn Table>) -> AppContext {
     ]);
     let config = Config::from_lookup(|k| vars.get(k).map(|v| v.to_string())).unwrap();
     let secret = setup::jwt_secret(&config).await.unwrap();
-    let ctx = AppContext::new(table, config, &secret);
+    let embedder = Arc::new(blog_shared::ports::embedder::local::LocalEmbedder::new(512));
+    let mut ctx = AppContext::new(table, config, &secret).with_embedder(embedder);
+    if let Some(events) = events {
+        ctx = ctx.with_events(events);
+    }
     setup::bootstrap_admin(&ctx).await.unwrap();
     ctx
 }
@@ -61,8 +69,11 @@ async fn invoke(function: &axum::Router, request: LambdaRequest) -> (u16, Value)
     (status, body)
 }
 
-async fn every_sample_event_is_answered_by_its_function(table: Arc<dyn Table>) {
-    let ctx = context(table).await;
+async fn every_sample_event_is_answered_by_its_function(
+    table: Arc<dyn Table>,
+    events: Option<Arc<dyn blog_shared::ports::events::EventQueue>>,
+) {
+    let ctx = context(table, events).await;
     let auth_fn = lambda::service(auth::router, ctx.clone());
     let users_fn = lambda::service(users::router, ctx.clone());
     let admin = users::repo::find_by_login(ctx.table.as_ref(), "admin").await.unwrap().unwrap();
@@ -120,6 +131,7 @@ async fn replay_articles(ctx: &AppContext, values: &mut HashMap<&str, String>) {
         (&public, "articles/list.json"),
         (&public, "articles/list-filtered.json"),
         (&public, "articles/detail.json"),
+        (&public, "articles/related.json"),
         (&admin, "admin-articles/archive.json"),
         (&admin, "admin-articles/unarchive.json"),
         (&admin, "admin-articles/delete.json"),
@@ -128,7 +140,32 @@ async fn replay_articles(ctx: &AppContext, values: &mut HashMap<&str, String>) {
         let (status, body) = invoke(function, event(file, values)).await;
         assert_eq!(status, 200, "{file}: {body}");
         assert_eq!(body["code"], Value::from(200), "{file}: {body}");
+        if file == "admin-articles/publish.json" {
+            replay_worker(ctx, values).await;
+        }
     }
+}
+
+/// Replays the worker's events through its handler (`lambda::worker_invocation`, what the
+/// worker's lambda_runtime service calls) once the sample article is published: the SQS batch
+/// (its first record is an ArticlePublishedEvent of that article, its second a poison message
+/// that alone is reported back) and the scheduled outbox sweep (nothing older than a minute).
+async fn replay_worker(ctx: &AppContext, values: &HashMap<&str, String>) {
+    let worker_event = |file: &str| -> Value {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../events/worker").join(file);
+        let mut text = std::fs::read_to_string(&file).unwrap();
+        text = text.replace("{{ARTICLE_ID}}", &values["ARTICLE_ID"]);
+        serde_json::from_str(&text).unwrap()
+    };
+    let batch = worker_event("sqs-batch.json");
+    let poison = batch["Records"][1]["messageId"].clone();
+    let answer = lambda::worker_invocation(ctx, batch).await.unwrap();
+    assert_eq!(answer, serde_json::json!({ "batchItemFailures": [{ "itemIdentifier": poison }] }));
+    let id: u64 = values["ARTICLE_ID"].parse().unwrap();
+    let stats = blog_shared::ports::table::Key::new(format!("ARTICLE#{id}"), "A#STATS");
+    assert!(ctx.table.get(&stats).await.unwrap().is_some(), "the event was handled");
+    let answer = lambda::worker_invocation(ctx, worker_event("outbox-sweep.json")).await.unwrap();
+    assert_eq!(answer, serde_json::json!({ "delivered": 0 }));
 }
 
 /// Bytes of the sample upload (`events/files/presigned.json` declares their size and MD5).
@@ -196,13 +233,14 @@ async fn replay_taxonomy(
 #[tokio::test]
 async fn every_sample_event_is_answered_by_its_function_on_the_embedded_table() {
     let table = blog_shared::ports::table::embedded::SqliteTable::in_memory().unwrap();
-    every_sample_event_is_answered_by_its_function(Arc::new(table)).await;
+    let (queue, _receiver) = blog_shared::ports::events::local::InProcessQueue::new();
+    every_sample_event_is_answered_by_its_function(Arc::new(table), Some(Arc::new(queue))).await;
 }
 
-#[cfg(feature = "dynamodb")]
+#[cfg(all(feature = "dynamodb", feature = "sqs"))]
 #[tokio::test]
-#[ignore = "needs DynamoDB Local; make test runs it"]
-async fn every_sample_event_is_answered_by_its_function_on_dynamodb_local() {
+#[ignore = "needs DynamoDB Local and moto; make test runs it"]
+async fn every_sample_event_is_answered_by_its_function_on_dynamodb_local_and_sqs() {
     let endpoint =
         std::env::var("BLOG_TEST_DYNAMODB_ENDPOINT").expect("BLOG_TEST_DYNAMODB_ENDPOINT");
     let name = format!("events-{}", uuid::Uuid::new_v4().simple());
@@ -210,5 +248,14 @@ async fn every_sample_event_is_answered_by_its_function_on_dynamodb_local() {
         blog_shared::ports::table::dynamodb::DynamoTable::connect_for_tests(&endpoint, &name)
             .await
             .unwrap();
-    every_sample_event_is_answered_by_its_function(Arc::new(table)).await;
+    let sqs = std::env::var("BLOG_TEST_SQS_ENDPOINT").expect("BLOG_TEST_SQS_ENDPOINT");
+    let queue =
+        blog_shared::ports::events::sqs::SqsQueue::connect_for_tests(&sqs, &name).await.unwrap();
+    every_sample_event_is_answered_by_its_function(Arc::new(table), Some(Arc::new(queue.clone())))
+        .await;
+    let sent = queue.receive(10, 1).await.unwrap();
+    assert!(
+        sent.iter().any(|received| received.message.body.contains("ArticlePublishedEvent")),
+        "publish sent its event to SQS: {sent:?}"
+    );
 }

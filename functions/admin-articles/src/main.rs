@@ -5,5 +5,10 @@ use blog_shared::setup::Needs;
 
 #[tokio::main]
 async fn main() -> Result<(), blog_shared::lambda::LambdaError> {
-    blog_shared::lambda::run(blog_shared::articles::admin_router, Needs::TOKENS_AND_EVENTS).await
+    blog_shared::lambda::run(
+        "admin-articles",
+        blog_shared::articles::admin_router,
+        Needs::TOKENS_AND_EVENTS,
+    )
+    .await
 }

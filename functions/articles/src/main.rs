@@ -5,5 +5,5 @@ use blog_shared::setup::Needs;
 
 #[tokio::main]
 async fn main() -> Result<(), blog_shared::lambda::LambdaError> {
-    blog_shared::lambda::run(blog_shared::articles::public_router, Needs::PUBLIC).await
+    blog_shared::lambda::run("articles", blog_shared::articles::public_router, Needs::PUBLIC).await
 }

@@ -4,5 +4,6 @@ use blog_shared::setup::Needs;
 
 #[tokio::main]
 async fn main() -> Result<(), blog_shared::lambda::LambdaError> {
-    blog_shared::lambda::run(blog_shared::taxonomy::categories::router, Needs::TOKENS).await
+    blog_shared::lambda::run("categories", blog_shared::taxonomy::categories::router, Needs::TOKENS)
+        .await
 }

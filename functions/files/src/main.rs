@@ -4,5 +4,5 @@ use blog_shared::setup::Needs;
 
 #[tokio::main]
 async fn main() -> Result<(), blog_shared::lambda::LambdaError> {
-    blog_shared::lambda::run(blog_shared::files::router, Needs::TOKENS_AND_BLOBS).await
+    blog_shared::lambda::run("files", blog_shared::files::router, Needs::TOKENS_AND_BLOBS).await
 }

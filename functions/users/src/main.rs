@@ -4,5 +4,5 @@ use blog_shared::setup::Needs;
 
 #[tokio::main]
 async fn main() -> Result<(), blog_shared::lambda::LambdaError> {
-    blog_shared::lambda::run(blog_shared::users::router, Needs::TOKENS).await
+    blog_shared::lambda::run("users", blog_shared::users::router, Needs::TOKENS).await
 }

@@ -8,12 +8,15 @@ use serde_json::{json, Value};
 
 use crate::{
     corpus::Corpus,
+    doc::median,
     harness::{id_of, Harness, Sample},
     seed::Seeded,
 };
 
 /// Runs per endpoint.
 pub const RUNS: usize = 5;
+/// The row of the related articles of a published article the worker has handled.
+pub const RELATED: &str = "GET /api/v1/articles/{id}/related?limit=5 (after the worker)";
 
 /// The median figures of one endpoint.
 pub struct Measurement {
@@ -31,15 +34,14 @@ pub struct Measurement {
     pub read_units: f64,
     /// Median write capacity units.
     pub write_units: f64,
+    /// Median messages sent to the event queue (SQS SendMessage calls).
+    pub sends: u64,
+    /// Median texts embedded (Bedrock InvokeModel calls with the Bedrock embedder).
+    pub embeds: u64,
 }
 
-fn median<T: Copy + PartialOrd>(values: impl Iterator<Item = T>) -> T {
-    let mut values: Vec<T> = values.collect();
-    values.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
-    values[values.len() / 2]
-}
-
-fn summarise(endpoint: String, samples: &[Sample]) -> Measurement {
+/// The medians of the samples of one endpoint.
+pub fn summarise(endpoint: String, samples: &[Sample]) -> Measurement {
     let calls = |pick: fn(&CallCounts) -> u64| median(samples.iter().map(|s| pick(&s.calls)));
     Measurement {
         endpoint,
@@ -58,6 +60,8 @@ fn summarise(endpoint: String, samples: &[Sample]) -> Measurement {
         transact_items: median(samples.iter().map(|s| s.calls.transact_items)),
         read_units: median(samples.iter().map(|s| s.usage.read_units)),
         write_units: median(samples.iter().map(|s| s.usage.write_units)),
+        sends: median(samples.iter().map(|s| s.sends)),
+        embeds: median(samples.iter().map(|s| s.embeds)),
     }
 }
 
@@ -207,13 +211,34 @@ pub async fn writes(
             &republished,
         ),
     ];
-    for action in ["publish", "archive"] {
-        let mut samples = Vec::with_capacity(RUNS);
-        for id in &ids {
-            let uri = format!("{admin}/{id}/{action}");
-            samples.push(metered_call(harness, Method::PUT, &uri, Some(token), None).await?.1);
-        }
-        measurements.push(summarise(format!("PUT {admin}/{{id}}/{action}"), &samples));
+    let publish = status_changes(harness, &ids, "publish", token).await?;
+    // The events of the republished and the published articles, handled before any is archived.
+    let events = republished.iter().chain(&publish).map(|s| s.sends).sum::<u64>();
+    let worker = crate::pipeline::worker_events(harness, events as usize).await?;
+    let related_uri = format!("/api/v1/articles/{}/related?limit=5", ids[0]);
+    let mut related = Vec::with_capacity(RUNS);
+    for _ in 0..RUNS {
+        related.push(metered_call(harness, Method::GET, &related_uri, None, None).await?.1);
     }
+    let archive = status_changes(harness, &ids, "archive", token).await?;
+    measurements.push(summarise(format!("PUT {admin}/{{id}}/publish"), &publish));
+    measurements.push(summarise(format!("PUT {admin}/{{id}}/archive"), &archive));
+    measurements.push(worker);
+    measurements.push(summarise(RELATED.into(), &related));
     Ok(measurements)
+}
+
+/// `PUT /api/v1/admin/articles/{id}/<action>` on each article, metered.
+async fn status_changes(
+    harness: &Harness,
+    ids: &[u64],
+    action: &str,
+    token: &str,
+) -> Result<Vec<Sample>> {
+    let mut samples = Vec::with_capacity(ids.len());
+    for id in ids {
+        let uri = format!("/api/v1/admin/articles/{id}/{action}");
+        samples.push(metered_call(harness, Method::PUT, &uri, Some(token), None).await?.1);
+    }
+    Ok(samples)
 }

@@ -76,9 +76,11 @@ pub async fn seed(harness: &Harness, corpus: &Corpus, seeder: &Seeder<'_>) -> Re
         .await?;
     article_ids.sort_unstable();
     let requests = harness.sample().usage.calls;
-    eprintln!(
-        "  {requests} requests for {total} articles (an id and a transaction each, plus retries)"
-    );
+    if requests > 0 {
+        eprintln!(
+            "  {requests} requests for {total} articles (an id and a transaction each, plus retries)"
+        );
+    }
     Ok(Seeded {
         category_ids: categories.iter().map(|c| c.id).collect(),
         tag_ids: tag_refs.iter().map(|t| t.id.parse().unwrap_or_default()).collect(),
@@ -132,7 +134,7 @@ async fn save_published(
     tags: Vec<TagRef>,
     author: u64,
 ) -> Result<u64> {
-    let table = &harness.dynamo;
+    let table = harness.table();
     let id = next_id(table, IdKind::Article).await.context("drawing an article id")?;
     let first = Utc.with_ymd_and_hms(2024, 1, 1, 8, 0, 0).single().context("start date")?;
     let published = first + chrono::Duration::minutes(index as i64 * MINUTES_APART);

@@ -5,7 +5,7 @@ use axum::Router;
 use blog_shared::{
     articles, auth,
     context::AppContext,
-    files,
+    files, ops,
     taxonomy::{categories, tags},
     users,
 };
@@ -20,13 +20,22 @@ pub fn app(ctx: AppContext) -> Router {
         .merge(tags::router(ctx.clone()))
         .merge(articles::public_router(ctx.clone()))
         .merge(articles::admin_router(ctx.clone()))
-        .merge(files::router(ctx.clone()));
+        .merge(files::router(ctx.clone()))
+        .merge(ops::router(ctx.clone()));
     // The local blob store serves its signed URLs itself (S3 serves its own).
     let areas = match ctx.blobs.as_ref().and_then(|blobs| blobs.http_routes()) {
         Some(blob_routes) => areas.merge(blob_routes),
         None => areas,
     };
+    // The OpenAPI description, and Swagger UI over it (its files are built into the binary).
+    let areas = areas.merge(blog_shared::openapi::docs_router()).merge(swagger_ui());
     blog_shared::http::finish(areas)
+}
+
+/// Swagger UI at `/swagger-ui/`, reading the description that `docs_router` serves.
+fn swagger_ui() -> Router {
+    let config = utoipa_swagger_ui::Config::new([blog_shared::openapi::DOCS_PATH]);
+    utoipa_swagger_ui::SwaggerUi::new("/swagger-ui").config(config).into()
 }
 
 /// Serves the gateway on `listener` until `shutdown` completes.

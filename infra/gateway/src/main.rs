@@ -45,6 +45,10 @@ async fn main() -> anyhow::Result<()> {
             tokio::spawn(worker);
             let blobs = setup::gateway_blobs(&ctx.config).await?;
             let ctx = ctx.with_blobs(blobs);
+            let background = ctx.clone();
+            tokio::spawn(async move {
+                background.telemetry.run_background(background.table.as_ref()).await
+            });
             let listener = tokio::net::TcpListener::bind(listen)
                 .await
                 .with_context(|| format!("binding {listen}"))?;

@@ -1,4 +1,5 @@
-//! Handlers of /api/v1/admin/articles (administrators).
+//! Writes of /api/v1/admin/articles (administrators): create, update, the status changes and
+//! deletion.
 
 use axum::extract::State;
 
@@ -6,25 +7,31 @@ use crate::{
     auth::principal::AdminOnly,
     context::AppContext,
     http::{
-        articles::{ArticleError, ArticleOk},
-        extract::{JsonBody, PathId, QueryParams},
+        articles::{
+            ArticleEnvelope as Envelope, ArticleError, ArticleErrorEnvelope as Error, ArticleOk,
+        },
+        extract::{JsonBody, PathId},
     },
     ids::{next_id, IdKind},
+    openapi::{IdParam, Null, FORBIDDEN, INTERNAL, UNAUTHORIZED},
     taxonomy::{categories, tags},
 };
 
 use super::{
     content,
     events::{self, outbox_write, ArticlePublishedEvent},
-    input::{ArticleInput, ListQuery, Validated},
+    input::{ArticleInput, Validated},
     lifecycle::{self, Action},
-    model::{ArticleBody, ArticleHead, Detail, ListItem, Page, Status, TagRef},
+    model::{ArticleBody, ArticleHead, Status, TagRef},
     read,
     store::{self, StoreError},
 };
 
 type Admin = AdminOnly<ArticleError>;
 type Id = PathId<ArticleError>;
+
+const BAD_ID: &str = "The id is not a positive integer of at most 2^53-1 (PARAM_ERROR)";
+const NOT_FOUND: &str = "No such article, or a deleted one (ARTICLE_NOT_FOUND)";
 
 /// Attempts of a state change that lost a race before the answer reflects the new state.
 const ATTEMPTS: usize = 5;
@@ -101,7 +108,26 @@ fn apply(
     ArticleBody { content: input.content, content_html: rendered.html, toc_json: rendered.toc_json }
 }
 
-/// POST: validate, sanitise, render, TOC, summary, store as DRAFT; data = the new id.
+/// Creates an article as a DRAFT (administrators); `data` is the new id.
+///
+/// Validates, sanitises, renders the Markdown, builds the table of contents, derives the summary.
+#[utoipa::path(
+    post,
+    path = "",
+    operation_id = "createArticle",
+    tag = "admin-articles",
+    security(("bearerAuth" = [])),
+    request_body = ArticleInput,
+    responses(
+        (status = 200, description = "Created as a DRAFT; `data` is the new id",
+            body = Envelope<String>),
+        (status = 400, description = "A field breaks its rule, or the category or a tag does \
+            not exist (PARAM_ERROR)", body = Error),
+        (status = 401, description = UNAUTHORIZED, body = Error),
+        (status = 403, description = FORBIDDEN, body = Error),
+        (status = 500, description = INTERNAL, body = Error),
+    )
+)]
 pub async fn create(
     State(ctx): State<AppContext>,
     AdminOnly(admin, ..): Admin,
@@ -137,15 +163,40 @@ pub async fn create(
     Ok(ArticleOk { message: "article created successfully", ..ArticleOk::ok(head.id.to_string()) })
 }
 
-async fn existing(ctx: &AppContext, id: u64) -> Result<(ArticleHead, ArticleBody), ArticleError> {
+pub(super) async fn existing(
+    ctx: &AppContext,
+    id: u64,
+) -> Result<(ArticleHead, ArticleBody), ArticleError> {
     match read::load(ctx.table.as_ref(), id).await? {
         Some((head, body)) if head.is_deleted == 0 => Ok((head, body)),
         _ => Err(ArticleError::ArticleNotFound),
     }
 }
 
-/// PUT /{id}: any state; the pipeline re-runs and `version` rises by 1. A `version` in the body
-/// that is not the current one, or a concurrent update of the same version, answers 409.
+/// Replaces an article's content and settings in any state (administrators).
+///
+/// The pipeline re-runs and `version` rises by 1. A `version` in the body that is not the
+/// current one, or a concurrent update of the same version, answers 409.
+#[utoipa::path(
+    put,
+    path = "/{id}",
+    operation_id = "updateArticle",
+    tag = "admin-articles",
+    security(("bearerAuth" = [])),
+    params(IdParam),
+    request_body = ArticleInput,
+    responses(
+        (status = 200, description = "Updated; `data` is true", body = Envelope<bool>),
+        (status = 400, description = "A bad id, a field that breaks its rule, or a category or \
+            tag that does not exist (PARAM_ERROR)", body = Error),
+        (status = 401, description = UNAUTHORIZED, body = Error),
+        (status = 403, description = FORBIDDEN, body = Error),
+        (status = 404, description = NOT_FOUND, body = Error),
+        (status = 409, description = "`version` is not the current one, or a concurrent update \
+            won (VERSION_CONFLICT)", body = Error),
+        (status = 500, description = INTERNAL, body = Error),
+    )
+)]
 pub async fn update(
     State(ctx): State<AppContext>,
     _admin: Admin,
@@ -220,7 +271,25 @@ async fn change_status(
     .await
 }
 
-/// PUT /{id}/publish: DRAFT → PUBLISHED, publish time set, ArticlePublishedEvent emitted.
+/// Publishes a draft (administrators): publish time set, ArticlePublishedEvent emitted.
+#[utoipa::path(
+    put,
+    path = "/{id}/publish",
+    operation_id = "publishArticle",
+    tag = "admin-articles",
+    security(("bearerAuth" = [])),
+    params(IdParam),
+    responses(
+        (status = 200, description = "Published", body = Envelope<Null>),
+        (status = 400, description = BAD_ID, body = Error),
+        (status = 401, description = UNAUTHORIZED, body = Error),
+        (status = 403, description = FORBIDDEN, body = Error),
+        (status = 404, description = NOT_FOUND, body = Error),
+        (status = 409, description = "Already published (ARTICLE_ALREADY_PUBLISHED), archived \
+            (ARTICLE_STATUS_INVALID), or it kept changing (VERSION_CONFLICT)", body = Error),
+        (status = 500, description = INTERNAL, body = Error),
+    )
+)]
 pub async fn publish(
     State(ctx): State<AppContext>,
     _admin: Admin,
@@ -230,7 +299,25 @@ pub async fn publish(
     Ok(ArticleOk::ok(()))
 }
 
-/// PUT /{id}/archive: PUBLISHED → ARCHIVED.
+/// Archives a published article (administrators).
+#[utoipa::path(
+    put,
+    path = "/{id}/archive",
+    operation_id = "archiveArticle",
+    tag = "admin-articles",
+    security(("bearerAuth" = [])),
+    params(IdParam),
+    responses(
+        (status = 200, description = "Archived", body = Envelope<Null>),
+        (status = 400, description = BAD_ID, body = Error),
+        (status = 401, description = UNAUTHORIZED, body = Error),
+        (status = 403, description = FORBIDDEN, body = Error),
+        (status = 404, description = NOT_FOUND, body = Error),
+        (status = 409, description = "Already archived (ARTICLE_ALREADY_ARCHIVED), a draft \
+            (ARTICLE_STATUS_INVALID), or it kept changing (VERSION_CONFLICT)", body = Error),
+        (status = 500, description = INTERNAL, body = Error),
+    )
+)]
 pub async fn archive(
     State(ctx): State<AppContext>,
     _admin: Admin,
@@ -240,8 +327,28 @@ pub async fn archive(
     Ok(ArticleOk::ok(()))
 }
 
-/// PUT /{id}/unarchive: ARCHIVED → PUBLISHED (the first publish time is kept); the event is
-/// emitted again so the article rejoins related-article lists.
+/// Publishes an archived article again (administrators).
+///
+/// The first publish time is kept; the event is emitted again so the article rejoins
+/// related-article lists.
+#[utoipa::path(
+    put,
+    path = "/{id}/unarchive",
+    operation_id = "unarchiveArticle",
+    tag = "admin-articles",
+    security(("bearerAuth" = [])),
+    params(IdParam),
+    responses(
+        (status = 200, description = "Published again", body = Envelope<Null>),
+        (status = 400, description = BAD_ID, body = Error),
+        (status = 401, description = UNAUTHORIZED, body = Error),
+        (status = 403, description = FORBIDDEN, body = Error),
+        (status = 404, description = NOT_FOUND, body = Error),
+        (status = 409, description = "Not archived (ARTICLE_STATUS_INVALID), or it kept \
+            changing (VERSION_CONFLICT)", body = Error),
+        (status = 500, description = INTERNAL, body = Error),
+    )
+)]
 pub async fn unarchive(
     State(ctx): State<AppContext>,
     _admin: Admin,
@@ -251,7 +358,24 @@ pub async fn unarchive(
     Ok(ArticleOk::ok(()))
 }
 
-/// DELETE /{id}: logical deletion in any state; data true.
+/// Deletes an article logically, in any state (administrators); `data` is true.
+#[utoipa::path(
+    delete,
+    path = "/{id}",
+    operation_id = "deleteArticle",
+    tag = "admin-articles",
+    security(("bearerAuth" = [])),
+    params(IdParam),
+    responses(
+        (status = 200, description = "Deleted; `data` is true", body = Envelope<bool>),
+        (status = 400, description = BAD_ID, body = Error),
+        (status = 401, description = UNAUTHORIZED, body = Error),
+        (status = 403, description = FORBIDDEN, body = Error),
+        (status = 404, description = NOT_FOUND, body = Error),
+        (status = 409, description = "It kept changing (VERSION_CONFLICT)", body = Error),
+        (status = 500, description = INTERNAL, body = Error),
+    )
+)]
 pub async fn delete(
     State(ctx): State<AppContext>,
     _admin: Admin,
@@ -264,27 +388,4 @@ pub async fn delete(
     })
     .await?;
     Ok(ArticleOk::ok(true))
-}
-
-/// GET: every non-deleted article, any status (optional `status` filter), newest first.
-pub async fn list(
-    State(ctx): State<AppContext>,
-    _admin: Admin,
-    QueryParams(query, ..): QueryParams<ListQuery, ArticleError>,
-) -> Result<ArticleOk<Page<ListItem>>, ArticleError> {
-    let listing = query.validate()?;
-    let status = listing.status.and_then(Status::from_code);
-    let found = read::admin_page(ctx.table.as_ref(), status, listing.page, listing.size).await?;
-    let records = found.heads.iter().map(ArticleHead::list_item).collect();
-    Ok(ArticleOk::ok(Page::new(records, found.total, listing.page, listing.size, listing.current)))
-}
-
-/// GET /{id}: the detail in any state.
-pub async fn detail(
-    State(ctx): State<AppContext>,
-    _admin: Admin,
-    PathId(id, ..): Id,
-) -> Result<ArticleOk<Detail>, ArticleError> {
-    let (head, body) = existing(&ctx, id).await?;
-    Ok(ArticleOk::ok(Detail::new(&head, &body)))
 }

@@ -2,6 +2,7 @@
 
 use serde::Deserialize;
 use serde_json::Value;
+use utoipa::{IntoParams, ToSchema};
 
 use crate::http::{
     articles::ArticleError,
@@ -11,20 +12,52 @@ use crate::http::{
 /// Most tags one article may carry.
 pub const MAX_TAGS: usize = 10;
 
-/// The body of create and update, as sent.
-#[derive(Deserialize)]
+/// The body of create and update, as sent (update has PUT semantics: an optional field left
+/// out takes its default).
+#[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(examples(json!({
+    "title": "Hello", "content": "# Hello\n\nA first *post*.", "summary": "A first post",
+    "coverImage": "https://example.com/cover.png", "tagIds": [], "isTop": 0, "isFeatured": 0,
+    "isCommentDisabled": 0
+})))]
 pub struct ArticleInput {
+    /// 1-200 characters once trimmed.
+    #[schema(
+        value_type = String,
+        required = true,
+        min_length = 1,
+        max_length = 200,
+        pattern = "\\S"
+    )]
     title: Option<String>,
+    /// Markdown, not blank.
+    #[schema(value_type = String, required = true, pattern = "\\S")]
     content: Option<String>,
+    /// At most 500 characters; absent or blank derives it from the content.
+    #[schema(max_length = 500)]
     summary: Option<String>,
+    /// An http(s) URL or an absolute path of at most 500 characters; absent or empty for none.
+    #[schema(max_length = 500, pattern = "^\\s*((https?://|/)\\S*)?\\s*$")]
     cover_image: Option<String>,
+    /// An existing category; absent or `null` for none.
     #[serde(default, deserialize_with = "present")]
+    #[schema(schema_with = crate::openapi::id_input_or_null)]
     category_id: Option<Value>,
+    /// Existing tags, at most 10 distinct ones (repeated ids count once).
+    #[schema(schema_with = crate::openapi::id_inputs_or_null)]
     tag_ids: Option<Vec<Value>>,
+    /// Pinned: 0 (default) or 1.
+    #[schema(minimum = 0, maximum = 1)]
     is_top: Option<i64>,
+    /// Featured: 0 (default) or 1.
+    #[schema(minimum = 0, maximum = 1)]
     is_featured: Option<i64>,
+    /// Comments disabled: 0 (default) or 1.
+    #[schema(minimum = 0, maximum = 1)]
     is_comment_disabled: Option<i64>,
+    /// Update only: the version the caller edited; another than the current one answers 409.
+    #[schema(minimum = 1)]
     version: Option<i64>,
 }
 
@@ -124,15 +157,29 @@ impl ArticleInput {
 }
 
 /// Query of the public list: `page` (or `current`), `size`, `categoryId`, `tagId`, `keyword`.
-#[derive(Deserialize)]
+/// The administration list takes `page`, `current`, `size` and `status` (documented there).
+#[derive(Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
 pub struct ListQuery {
+    /// Page number (default 1).
+    #[param(value_type = Option<u64>, minimum = 1, maximum = 1000000)]
     page: Option<String>,
+    /// Alias of `page`; the page object then carries `current` too.
+    #[param(value_type = Option<u64>, minimum = 1, maximum = 1000000)]
     current: Option<String>,
+    /// Page size (default 10).
+    #[param(value_type = Option<u64>, minimum = 1, maximum = 100)]
     size: Option<String>,
+    /// Only articles of this category.
+    #[param(value_type = Option<u64>, minimum = 1, maximum = 9007199254740991_u64)]
     category_id: Option<String>,
+    /// Only articles carrying this tag.
+    #[param(value_type = Option<u64>, minimum = 1, maximum = 9007199254740991_u64)]
     tag_id: Option<String>,
+    /// Every word must occur in the title or summary.
     keyword: Option<String>,
+    #[param(ignore)]
     status: Option<String>,
 }
 

@@ -1,6 +1,9 @@
 //! Article records (head and body), statuses, and the shapes the API answers with.
 
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::openapi::{api_time, api_time_or_null, id_string, id_string_or_empty};
 
 /// Article status (spec 3.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,15 +50,18 @@ impl Status {
 }
 
 /// A tag as carried by an article (denormalised so that a detail is one read).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = ArticleTag)]
 pub struct TagRef {
     /// Tag id (a string, as in the tags API).
+    #[schema(schema_with = id_string)]
     pub id: String,
     /// Name.
     pub name: String,
     /// Slug.
     pub slug: String,
-    /// Colour.
+    /// Colour `#RRGGBB`.
+    #[schema(pattern = "^#[0-9A-Fa-f]{6}$")]
     pub color: String,
 }
 
@@ -145,13 +151,21 @@ impl ArticleHead {
 }
 
 /// A related-article item (spec 2.3).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = RelatedArticle)]
 pub struct RelatedItem {
+    /// Id.
+    #[schema(schema_with = id_string)]
     id: String,
+    /// Title.
     title: String,
+    /// Summary.
     summary: String,
+    /// Cover image URL or absolute path; empty when none.
     cover_image: String,
+    /// First publication.
+    #[schema(schema_with = api_time_or_null, required = true)]
     publish_time: Option<String>,
 }
 
@@ -181,35 +195,68 @@ pub struct ArticleBody {
 }
 
 /// A list item (spec 2.3) with the decided extras.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = ArticleListItem)]
 pub struct ListItem {
+    /// Id.
+    #[schema(schema_with = id_string)]
     id: String,
+    /// Title, 1-200 characters.
     title: String,
+    /// Summary, given or derived from the content.
     summary: String,
+    /// Cover image URL or absolute path; empty when none.
     cover_image: String,
+    /// The administrator who created it.
+    #[schema(schema_with = id_string)]
     author_id: String,
+    /// Category; empty when none.
+    #[schema(schema_with = id_string_or_empty)]
     category_id: String,
+    /// The category's name; `null` when none.
+    #[schema(required = true)]
     category_name: Option<String>,
+    /// Tags in the order given.
     tags: Vec<TagRef>,
+    /// First publication; `null` only for a never-published draft (administration views).
+    #[schema(schema_with = api_time_or_null, required = true)]
     publish_time: Option<String>,
+    /// Pinned: 0 or 1.
+    #[schema(minimum = 0, maximum = 1)]
     is_top: i64,
+    /// 0 DRAFT, 1 PUBLISHED, 2 ARCHIVED.
+    #[schema(minimum = 0, maximum = 2)]
     status: i64,
 }
 
 /// The article detail (spec 2.3) with the decided extras.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = ArticleDetail)]
 pub struct Detail {
     #[serde(flatten)]
     item: ListItem,
+    /// Markdown as written.
     content: String,
+    /// The sanitised HTML rendering of `content`.
     content_html: String,
+    /// 0 or 1.
+    #[schema(minimum = 0, maximum = 1)]
     is_featured: i64,
+    /// 0 or 1.
+    #[schema(minimum = 0, maximum = 1)]
     is_comment_disabled: i64,
+    /// A JSON array of headings `{level, title, id}`, as a string.
     toc_json: String,
+    /// Creation.
+    #[schema(schema_with = api_time)]
     create_time: String,
+    /// Last change.
+    #[schema(schema_with = api_time)]
     update_time: String,
+    /// Rises by 1 on every update.
+    #[schema(minimum = 1)]
     version: i64,
 }
 
@@ -231,20 +278,23 @@ impl Detail {
 }
 
 /// A page of results (spec 2.4), with `current` when the caller used that alias.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct Page<T> {
     /// Items of the page.
     pub records: Vec<T>,
     /// Items across all pages.
     pub total: u64,
     /// Page number, from 1.
+    #[schema(minimum = 1)]
     pub page: u64,
     /// Page size.
+    #[schema(minimum = 1, maximum = 100)]
     pub size: u64,
     /// Number of pages.
     pub pages: u64,
     /// Same as `page`, present when requested as `current`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = u64, minimum = 1)]
     pub current: Option<u64>,
 }
 

@@ -5,9 +5,10 @@ use axum::extract::State;
 use crate::{
     context::AppContext,
     http::{
-        articles::{ArticleError, ArticleOk},
+        articles::{ArticleEnvelope, ArticleError, ArticleErrorEnvelope, ArticleOk},
         extract::{PathId, QueryParams},
     },
+    openapi::{IdParam, INTERNAL},
 };
 
 use super::{
@@ -18,13 +19,33 @@ use super::{
 };
 
 /// Query of the related list.
-#[derive(serde::Deserialize)]
+#[derive(serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct RelatedQuery {
+    /// At most this many articles (default 5).
+    #[param(value_type = Option<u64>, minimum = 1, maximum = 20)]
     limit: Option<String>,
 }
 
-/// GET /{id}/related: nearest by embedding, then the same category, then the latest; `limit`
-/// 1-20 (default 5). Two reads.
+/// Articles related to one: nearest by content, then of its category, then the latest.
+///
+/// `limit` 1-20 (default 5). Two reads.
+#[utoipa::path(
+    get,
+    path = "/{id}/related",
+    operation_id = "relatedArticles",
+    tag = "articles",
+    params(IdParam, RelatedQuery),
+    responses(
+        (status = 200, description = "Published articles nearest by content, then of the same \
+            category, then the latest", body = ArticleEnvelope<Vec<RelatedItem>>),
+        (status = 400, description = "A bad id, or `limit` outside 1-20 (PARAM_ERROR)",
+            body = ArticleErrorEnvelope),
+        (status = 404, description = "No such article (ARTICLE_NOT_FOUND)",
+            body = ArticleErrorEnvelope),
+        (status = 500, description = INTERNAL, body = ArticleErrorEnvelope),
+    )
+)]
 pub async fn related(
     State(ctx): State<AppContext>,
     PathId(id, ..): PathId<ArticleError>,
@@ -43,8 +64,23 @@ pub async fn related(
     Ok(ArticleOk::ok(heads.iter().map(ArticleHead::related_item).collect()))
 }
 
-/// GET: published articles, pinned first then newest; `page`/`current`, `size`, `categoryId`,
-/// `tagId`, `keyword`.
+/// A page of published articles, pinned first, then newest.
+///
+/// Filters: `categoryId`, `tagId`, `keyword`; paging: `page` (or `current`) and `size`.
+#[utoipa::path(
+    get,
+    path = "",
+    operation_id = "listArticles",
+    tag = "articles",
+    params(ListQuery),
+    responses(
+        (status = 200, description = "A page of published articles, pinned first, then newest",
+            body = ArticleEnvelope<Page<ListItem>>),
+        (status = 400, description = "A parameter out of range (PARAM_ERROR)",
+            body = ArticleErrorEnvelope),
+        (status = 500, description = INTERNAL, body = ArticleErrorEnvelope),
+    )
+)]
 pub async fn list(
     State(ctx): State<AppContext>,
     QueryParams(query, ..): QueryParams<ListQuery, ArticleError>,
@@ -60,7 +96,22 @@ pub async fn list(
     Ok(ArticleOk::ok(Page::new(records, found.total, listing.page, listing.size, listing.current)))
 }
 
-/// GET /{id}: PUBLISHED and ARCHIVED articles (one read); anything else is 404.
+/// A published or archived article (one read); drafts and deleted ones are 404.
+#[utoipa::path(
+    get,
+    path = "/{id}",
+    operation_id = "getArticle",
+    tag = "articles",
+    params(IdParam),
+    responses(
+        (status = 200, description = "A published or archived article",
+            body = ArticleEnvelope<Detail>),
+        (status = 400, description = "A bad id (PARAM_ERROR)", body = ArticleErrorEnvelope),
+        (status = 404, description = "No such article, or a draft or deleted one \
+            (ARTICLE_NOT_FOUND)", body = ArticleErrorEnvelope),
+        (status = 500, description = INTERNAL, body = ArticleErrorEnvelope),
+    )
+)]
 pub async fn detail(
     State(ctx): State<AppContext>,
     PathId(id, ..): PathId<ArticleError>,

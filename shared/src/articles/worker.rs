@@ -23,8 +23,12 @@ pub async fn process_batch(ctx: &AppContext, messages: &[Message]) -> Vec<String
     let mut failed = Vec::new();
     for message in messages {
         match followup::handle(ctx, &message.body).await {
-            Ok(outcome) => tracing::info!(message_id = %message.id, ?outcome, "event handled"),
+            Ok(outcome) => {
+                ctx.telemetry.registry.count("blog.worker.events", &[("outcome", "processed")], 1);
+                tracing::info!(message_id = %message.id, ?outcome, "event handled")
+            }
             Err(error) => {
+                ctx.telemetry.registry.count("blog.worker.events", &[("outcome", "failed")], 1);
                 tracing::error!(message_id = %message.id, receive_count = message.receive_count, error = format!("{error:#}"), "event failed");
                 failed.push(message.id.clone());
             }

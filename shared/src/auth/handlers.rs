@@ -2,13 +2,15 @@
 
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 use crate::{
     context::AppContext,
     http::{
-        account::{AccountError, AccountOk},
+        account::{AccountEnvelope, AccountError, AccountErrorEnvelope, AccountOk},
         extract::JsonBody,
     },
+    openapi::{Null, INTERNAL, UNAUTHORIZED},
     users::{
         model::{
             parse_nickname, Email, Password, StoredUser, UserView, Username, ROLE_USER,
@@ -25,16 +27,47 @@ type Body<T> = JsonBody<T, AccountError>;
 const BAD_CREDENTIALS: &str = "wrong username or password";
 
 /// Registration request.
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
+#[schema(examples(json!({
+    "username": "alice_01", "password": "Passw0rd1", "email": "alice@example.com",
+    "nickname": "Alice"
+})))]
 pub struct RegisterRequest {
+    /// 3-20 letters, digits or underscores; unique case-insensitively.
+    #[schema(pattern = "^[A-Za-z0-9_]{3,20}$", min_length = 3, max_length = 20)]
     username: String,
+    /// 8-20 characters with an upper-case letter, a lower-case letter and a digit (ASCII).
+    #[schema(
+        min_length = 8,
+        max_length = 20,
+        format = Password,
+        pattern = r"^(?=[\s\S]*[A-Z])(?=[\s\S]*[a-z])(?=[\s\S]*[0-9])"
+    )]
     password: String,
+    /// An e-mail address, unique case-insensitively.
+    #[schema(format = Email, max_length = 254)]
     email: String,
+    /// At most 30 characters; absent, `null` or empty means the user name.
     #[serde(default)]
+    #[schema(max_length = 30)]
     nickname: Option<String>,
 }
 
-/// POST /register: creates an account with `ROLE_USER`, status 1.
+/// Registers an account: roles `ROLE_USER`, status 1.
+#[utoipa::path(
+    post,
+    path = "/register",
+    operation_id = "register",
+    tag = "auth",
+    request_body = RegisterRequest,
+    responses(
+        (status = 200, description = "The new account: roles `ROLE_USER`, status 1",
+            body = AccountEnvelope<UserView>),
+        (status = 400, description = "A field breaks its rule (the message names it), the user \
+            name is taken or the e-mail is registered", body = AccountErrorEnvelope),
+        (status = 500, description = INTERNAL, body = AccountErrorEnvelope),
+    )
+)]
 pub async fn register(
     State(ctx): State<AppContext>,
     JsonBody(request, ..): Body<RegisterRequest>,
@@ -89,30 +122,67 @@ pub(crate) async fn new_account(
 }
 
 /// Login request: `username` is a user name or an e-mail.
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
+#[schema(examples(json!({"username": "alice_01", "password": "Passw0rd1"})))]
 pub struct LoginRequest {
+    /// User name or e-mail (not blank).
+    #[schema(min_length = 1, pattern = "\\S")]
     username: String,
+    /// Password (not empty).
+    #[schema(min_length = 1, format = Password)]
     password: String,
 }
 
 /// Login answer.
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LoginResponse {
+    /// The JWT to send as `Authorization: Bearer <token>`.
     token: String,
+    /// Always `Bearer`.
+    #[schema(schema_with = bearer)]
     token_type: &'static str,
+    /// Validity of the token in seconds.
     expires_in: u64,
+    /// The signed-in account.
     user: LoginUser,
 }
 
-#[derive(Serialize)]
+fn bearer() -> utoipa::openapi::Object {
+    crate::openapi::string_enum("Always `Bearer`", ["Bearer"])
+}
+
+/// The account in a login answer.
+#[derive(Serialize, ToSchema)]
 struct LoginUser {
+    /// Account id.
     id: u64,
+    /// User name.
     username: String,
+    /// Current roles.
+    #[schema(schema_with = crate::users::model::roles_schema)]
     roles: Vec<String>,
 }
 
-/// POST /login: verifies the credentials and issues a token.
+/// Signs in with a user name or e-mail and a password, and issues a token.
+#[utoipa::path(
+    post,
+    path = "/login",
+    operation_id = "login",
+    tag = "auth",
+    request_body = LoginRequest,
+    responses(
+        (status = 200, description = "Signed in", body = AccountEnvelope<LoginResponse>),
+        (status = 400, description = "The body is not a JSON object with both fields",
+            body = AccountErrorEnvelope),
+        (status = 401, description = "Wrong user name or password, or a disabled account",
+            body = AccountErrorEnvelope),
+        (status = 429, description = "Too many failed logins for this user name",
+            body = AccountErrorEnvelope,
+            headers(("Retry-After" = u64, description = "Seconds until the lock ends"))),
+        (status = 500, description = INTERNAL, body = AccountErrorEnvelope),
+    )
+)]
 pub async fn login(
     State(ctx): State<AppContext>,
     JsonBody(request, ..): Body<LoginRequest>,
@@ -148,7 +218,19 @@ pub async fn login(
     }))
 }
 
-/// POST /logout: records the sign-out; the client discards its token.
+/// Records the sign-out; the client discards its token (it stays valid until it expires).
+#[utoipa::path(
+    post,
+    path = "/logout",
+    operation_id = "logout",
+    tag = "auth",
+    security(("bearerAuth" = [])),
+    responses(
+        (status = 200, description = "Sign-out recorded", body = AccountEnvelope<Null>),
+        (status = 401, description = UNAUTHORIZED, body = AccountErrorEnvelope),
+        (status = 500, description = INTERNAL, body = AccountErrorEnvelope),
+    )
+)]
 pub async fn logout(Authenticated(principal, ..): Authenticated<AccountError>) -> AccountOk<()> {
     tracing::info!(user_id = principal.id, token_id = %principal.token_id, "signed out");
     AccountOk(())

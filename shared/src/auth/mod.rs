@@ -15,6 +15,11 @@ use crate::context::AppContext;
 /// Base path of the area.
 pub const BASE: &str = "/api/v1/auth";
 
+/// The auth area's operations (paths relative to [`BASE`]).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(handlers::register, handlers::login, handlers::logout))]
+pub struct AuthApi;
+
 /// The auth area's routes, mounted under [`BASE`].
 pub fn router(ctx: AppContext) -> Router {
     let routes = Router::new()

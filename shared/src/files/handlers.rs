@@ -11,8 +11,9 @@ use crate::{
     context::AppContext,
     http::{
         extract::{JsonBody, PathId, QueryParams},
-        files::{FileError, FileOk},
+        files::{FileEnvelope as Envelope, FileError, FileErrorEnvelope as Error, FileOk},
     },
+    openapi::{IdParam, Null},
     ports::blobs::{Blobs, UploadSpec},
 };
 
@@ -24,6 +25,12 @@ use super::{
 
 type Caller = Authenticated<FileError>;
 type Id = PathId<FileError>;
+
+const BAD_ID: &str = "The id is not a positive integer of at most 2^53-1 (10001)";
+const UNAUTHORIZED: &str = "Token missing, malformed, tampered or expired, or the account is \
+    disabled or deleted (10002)";
+const NOT_FOUND: &str = "No such file, a deleted one, or someone else's (11008)";
+const STORAGE: &str = "The storage failed or none is configured (11006)";
 
 /// How often a write that lost a race is re-read and retried before giving up.
 const ATTEMPTS: usize = 8;
@@ -77,8 +84,28 @@ fn new_record(
     }
 }
 
-/// POST /presigned: an instant upload when a completed object of the same MD5 and size is
-/// stored already, else a PENDING record and a signed upload URL.
+/// Starts an upload: a PENDING record and a signed upload URL.
+///
+/// When a completed object of the same MD5 and size is stored already, the upload is instant:
+/// a COMPLETED record pointing at it, and nothing to upload.
+#[utoipa::path(
+    post,
+    path = "/presigned",
+    operation_id = "presignUpload",
+    tag = "files",
+    security(("bearerAuth" = [])),
+    request_body = PresignInput,
+    responses(
+        (status = 200, description = "A PENDING record and where to PUT the bytes, or (`instant`) \
+            a COMPLETED record sharing stored content", body = Envelope<PresignedView>),
+        (status = 400, description = "A field is missing or malformed (10001), the type is not \
+            permitted or does not fit the extension (11002), the size is outside 1 byte-10 MB \
+            (11003), or the name is invalid (11004)", body = Error),
+        (status = 401, description = UNAUTHORIZED, body = Error),
+        (status = 500, description = "The storage failed (11006) or could not sign (11007)",
+            body = Error),
+    )
+)]
 pub async fn presigned(
     State(ctx): State<AppContext>,
     Authenticated(caller, ..): Caller,
@@ -145,10 +172,26 @@ async fn instant(
     Ok(None)
 }
 
-/// PATCH /{id}/confirm: PENDING → COMPLETED; a COMPLETED file answers success unchanged.
+/// Confirms an upload: PENDING → COMPLETED (a COMPLETED file answers success unchanged).
+///
 /// The storage makes the object permanent; when it holds the object and the uploader declared
 /// an MD5 (which the storage verified on upload), the object becomes the one instant uploads
 /// of that content share.
+#[utoipa::path(
+    patch,
+    path = "/{id}/confirm",
+    operation_id = "confirmUpload",
+    tag = "files",
+    security(("bearerAuth" = [])),
+    params(IdParam),
+    responses(
+        (status = 200, description = "COMPLETED (also when it was already)", body = Envelope<Null>),
+        (status = 400, description = BAD_ID, body = Error),
+        (status = 401, description = UNAUTHORIZED, body = Error),
+        (status = 404, description = NOT_FOUND, body = Error),
+        (status = 500, description = STORAGE, body = Error),
+    )
+)]
 pub async fn confirm(
     State(ctx): State<AppContext>,
     Authenticated(caller, ..): Caller,
@@ -171,7 +214,22 @@ pub async fn confirm(
     Err(table_error(WriteError::Changed))
 }
 
-/// GET /{id}: the File object.
+/// A file record.
+#[utoipa::path(
+    get,
+    path = "/{id}",
+    operation_id = "getFile",
+    tag = "files",
+    security(("bearerAuth" = [])),
+    params(IdParam),
+    responses(
+        (status = 200, description = "The file record", body = Envelope<FileView>),
+        (status = 400, description = BAD_ID, body = Error),
+        (status = 401, description = UNAUTHORIZED, body = Error),
+        (status = 404, description = NOT_FOUND, body = Error),
+        (status = 500, description = STORAGE, body = Error),
+    )
+)]
 pub async fn metadata(
     State(ctx): State<AppContext>,
     Authenticated(caller, ..): Caller,
@@ -181,14 +239,35 @@ pub async fn metadata(
 }
 
 /// Query of access-url.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::IntoParams)]
 #[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
 pub struct AccessQuery {
+    /// Validity of the URL in minutes (default 60).
+    #[param(minimum = 1, maximum = 60)]
     expire_minutes: Option<i64>,
 }
 
-/// GET /{id}/access-url: a signed download URL valid `expireMinutes` (1-60, default 60) of a
-/// COMPLETED file.
+/// A signed download URL of a COMPLETED file, valid `expireMinutes` (1-60, default 60).
+#[utoipa::path(
+    get,
+    path = "/{id}/access-url",
+    operation_id = "fileAccessUrl",
+    tag = "files",
+    security(("bearerAuth" = [])),
+    params(IdParam, AccessQuery),
+    responses(
+        (status = 200, description = "`data` is a signed GET URL of the object",
+            body = Envelope<String>),
+        (status = 400, description = "A bad id, or `expireMinutes` outside 1-60 (10001)",
+            body = Error),
+        (status = 401, description = UNAUTHORIZED, body = Error),
+        (status = 404, description = "No such file, someone else's, or not COMPLETED (11008)",
+            body = Error),
+        (status = 500, description = "The storage failed (11006) or could not sign (11007)",
+            body = Error),
+    )
+)]
 pub async fn access_url(
     State(ctx): State<AppContext>,
     Authenticated(caller, ..): Caller,
@@ -212,8 +291,24 @@ pub async fn access_url(
     Ok(FileOk(url))
 }
 
-/// DELETE /{id}: marks the record deleted (success also when there is no such record); the
-/// stored object is removed after the answer when no live record points at it any more.
+/// Deletes a file record (success also when there is no such record).
+///
+/// The stored object is removed after the answer when no live record points at it any more.
+#[utoipa::path(
+    delete,
+    path = "/{id}",
+    operation_id = "deleteFile",
+    tag = "files",
+    security(("bearerAuth" = [])),
+    params(IdParam),
+    responses(
+        (status = 200, description = "Deleted, or there was no such file", body = Envelope<Null>),
+        (status = 400, description = BAD_ID, body = Error),
+        (status = 401, description = UNAUTHORIZED, body = Error),
+        (status = 404, description = "Someone else's file (11008)", body = Error),
+        (status = 500, description = STORAGE, body = Error),
+    )
+)]
 pub async fn delete(
     State(ctx): State<AppContext>,
     Authenticated(caller, ..): Caller,

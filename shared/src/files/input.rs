@@ -24,13 +24,38 @@ const PERMITTED: [(&str, &[&str]); 6] = [
 ];
 
 /// Body of `POST /presigned`; every field optional here so that a missing one is named.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(
+    as = PresignRequest,
+    examples(json!({"fileName": "photo.png", "fileSize": 1024, "fileType": "image/png"}))
+)]
 pub struct PresignInput {
+    /// The file's name: a stem that is not blank and an extension that fits `fileType`, no path
+    /// separator or control character, at most 255 bytes (UTF-8).
+    #[schema(
+        value_type = String,
+        required = true,
+        min_length = 3,
+        max_length = 255,
+        pattern = r"^[^/\\\x00-\x1f\x7f-\x9f]*[^/\\\s\x00-\x1f\x7f-\x9f][^/\\\x00-\x1f\x7f-\x9f]*\.[^/\\.\x00-\x1f\x7f-\x9f]+$"
+    )]
     file_name: Option<String>,
+    /// Size in bytes, at most 10 MB.
+    #[schema(value_type = i64, required = true, minimum = 1, maximum = 10485760)]
     file_size: Option<i64>,
+    /// MIME type (case-insensitive): JPEG, PNG, GIF, WebP, PDF or DOCX.
+    #[schema(schema_with = permitted_types, required = true)]
     file_type: Option<String>,
+    /// MD5 of the content in 32 hex digits: an upload of stored content is instant, and the
+    /// storage verifies the bytes against it.
+    #[schema(pattern = "^[0-9A-Fa-f]{32}$")]
     md5: Option<String>,
+}
+
+fn permitted_types() -> utoipa::openapi::Object {
+    let about = "MIME type (case-insensitive): JPEG, PNG, GIF, WebP, PDF or DOCX";
+    crate::openapi::string_enum(about, PERMITTED.map(|(mime, _)| mime))
 }
 
 /// A validated upload request.

@@ -18,6 +18,17 @@ use crate::context::AppContext;
 /// Base path of the area.
 pub const BASE: &str = "/api/v1/files";
 
+/// The files area's operations (paths relative to [`BASE`]).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(
+    handlers::presigned,
+    handlers::confirm,
+    handlers::metadata,
+    handlers::access_url,
+    handlers::delete
+))]
+pub struct FilesApi;
+
 /// The files area; every route needs a token.
 pub fn router(ctx: AppContext) -> Router {
     let routes = Router::new()

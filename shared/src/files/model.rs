@@ -3,6 +3,9 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::openapi::{api_time, id_string};
 
 /// `uploadStatus` of a record created by presigned and not confirmed yet.
 pub const PENDING: u8 = 0;
@@ -89,32 +92,59 @@ pub struct ObjectRecord {
 }
 
 /// The File object of the API.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = File)]
 pub struct FileView {
+    /// Id.
+    #[schema(schema_with = id_string)]
     id: String,
+    /// Name given by the uploader, with extension.
     file_name: String,
+    /// Size in bytes.
+    #[schema(minimum = 1, maximum = 10485760)]
     file_size: u64,
+    /// MIME type, lower case.
     file_type: String,
+    /// Key of the stored object: `uploads/YYYY/MM/DD/<32 hex>.<extension>`.
     file_key: String,
+    /// MD5 of the content in 32 lower-case hex digits; empty when none was declared.
+    #[schema(pattern = "^([0-9a-f]{32})?$")]
     md5: String,
+    /// `S3` or `LOCAL`.
+    #[schema(schema_with = storage_types)]
     storage_type: String,
+    /// Bucket of the stored object (`local` for the embedded store).
     bucket_name: String,
+    /// 0 PENDING, 1 COMPLETED, 2 FAILED.
+    #[schema(minimum = 0, maximum = 2)]
     upload_status: u8,
+    /// Creation.
+    #[schema(schema_with = api_time)]
     create_time: String,
+    /// Last change.
+    #[schema(schema_with = api_time)]
     update_time: String,
+}
+
+fn storage_types() -> utoipa::openapi::Object {
+    crate::openapi::string_enum("The storage provider", ["S3", "LOCAL"])
 }
 
 /// Answer of presigned: spec 4.7 plus `uploadHeaders`, the headers the PUT must carry with
 /// exactly these values (`null` with `uploadUrl` when the upload was instant).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = PresignedUpload)]
 pub struct PresignedView {
     /// Where to PUT the bytes; `None` for an instant upload.
+    #[schema(format = "uri", required = true)]
     pub upload_url: Option<String>,
     /// Headers the PUT must send; `None` for an instant upload.
+    #[schema(required = true)]
     pub upload_headers: Option<BTreeMap<String, String>>,
     /// Id of the new record, as a string.
+    #[schema(schema_with = id_string)]
     pub file_id: String,
     /// Key of the stored object.
     pub file_key: String,

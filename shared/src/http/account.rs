@@ -7,17 +7,65 @@ use axum::{
     Json,
 };
 use serde::Serialize;
-use serde_json::json;
+use utoipa::ToSchema;
 
 use super::{log_internal, ApiError, INTERNAL_MESSAGE};
+use crate::openapi::{integer_enum, string_enum, Null};
 
 /// A successful auth/users response.
 pub struct AccountOk<T>(pub T);
 
 impl<T: Serialize> IntoResponse for AccountOk<T> {
     fn into_response(self) -> Response {
-        Json(json!({ "code": 0, "message": "success", "data": self.0 })).into_response()
+        Json(AccountEnvelope { code: 0, message: "success", data: self.0 }).into_response()
     }
+}
+
+/// Body of a successful auth/users answer.
+#[derive(Serialize, ToSchema)]
+pub struct AccountEnvelope<T> {
+    /// Always 0.
+    #[schema(schema_with = success_code)]
+    code: u16,
+    /// Always `success`.
+    #[schema(schema_with = success_message)]
+    message: &'static str,
+    /// The payload; `null` when there is none.
+    data: T,
+}
+
+fn success_code() -> utoipa::openapi::Object {
+    integer_enum("Always 0", [0])
+}
+
+fn success_message() -> utoipa::openapi::Object {
+    string_enum("Always `success`", ["success"])
+}
+
+/// Body of an auth/users error.
+#[derive(Serialize, ToSchema)]
+pub struct AccountErrorEnvelope {
+    /// The HTTP status.
+    #[schema(schema_with = error_codes)]
+    code: u16,
+    /// What is wrong, in plain words (a generic message for 500).
+    message: String,
+    /// Always `null`.
+    data: Null,
+}
+
+fn error_codes() -> utoipa::openapi::Object {
+    use AccountError as E;
+    let kinds = [
+        E::BadRequest(String::new()),
+        E::Unauthorized(String::new()),
+        E::Forbidden(String::new()),
+        E::NotFound(String::new()),
+        E::Conflict(String::new()),
+        E::TooManyRequests { retry_after_secs: 1 },
+        E::Internal(anyhow::anyhow!("")),
+    ];
+    integer_enum("The HTTP status", kinds.iter().map(|kind| i64::from(kind.status().as_u16())))
 }
 
 /// Errors of the auth and users areas.
@@ -79,7 +127,7 @@ impl IntoResponse for AccountError {
             }
             other => other.to_string(),
         };
-        let body = json!({ "code": status.as_u16(), "message": message, "data": null });
+        let body = AccountErrorEnvelope { code: status.as_u16(), message, data: Null };
         let mut response = (status, Json(body)).into_response();
         if let Self::TooManyRequests { retry_after_secs } = self {
             response

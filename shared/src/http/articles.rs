@@ -7,9 +7,10 @@ use axum::{
     Json,
 };
 use serde::Serialize;
-use serde_json::json;
+use utoipa::ToSchema;
 
 use super::{log_internal, ApiError, INTERNAL_MESSAGE};
+use crate::openapi::{integer_enum, Null};
 
 /// A successful article response with its status (200, or 201 on create) and message.
 pub struct ArticleOk<T> {
@@ -31,9 +32,89 @@ impl<T> ArticleOk<T> {
 impl<T: Serialize> IntoResponse for ArticleOk<T> {
     fn into_response(self) -> Response {
         let body =
-            json!({ "code": self.status.as_u16(), "message": self.message, "data": self.data });
+            ArticleEnvelope { code: self.status.as_u16(), message: self.message, data: self.data };
         (self.status, Json(body)).into_response()
     }
+}
+
+/// Body of a successful article answer.
+#[derive(Serialize, ToSchema)]
+pub struct ArticleEnvelope<T> {
+    /// The HTTP status: 200.
+    #[schema(schema_with = success_code)]
+    code: u16,
+    /// `success`, or what was done (e.g. `article created successfully`).
+    message: &'static str,
+    /// The payload; `null` when there is none.
+    data: T,
+}
+
+fn success_code() -> utoipa::openapi::Object {
+    integer_enum("The HTTP status: 200", [200])
+}
+
+/// Body of an article error.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ArticleErrorEnvelope {
+    /// The HTTP status.
+    #[schema(schema_with = error_codes)]
+    code: u16,
+    /// What is wrong, in plain words (a generic message for 500).
+    message: String,
+    /// Always `null`.
+    data: Null,
+    /// The business error.
+    error_code: ArticleErrorCode,
+}
+
+/// `errorCode` of an article error (spec 7.1, plus VERSION_CONFLICT).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ArticleErrorCode {
+    /// 400: validation failed.
+    ParamError,
+    /// 401: not signed in, token missing or expired.
+    Unauthorized,
+    /// 403: insufficient role.
+    AccessDenied,
+    /// 404: a resource other than the article does not exist.
+    NotFound,
+    /// 409: illegal operation.
+    InvalidOperation,
+    /// 404: the article does not exist.
+    ArticleNotFound,
+    /// 409: the status does not allow the operation.
+    ArticleStatusInvalid,
+    /// 409: already published.
+    ArticleAlreadyPublished,
+    /// 409: already archived.
+    ArticleAlreadyArchived,
+    /// 409: the article changed since the given `version`.
+    VersionConflict,
+    /// 500: internal error.
+    SystemError,
+}
+
+fn error_codes() -> utoipa::openapi::Object {
+    use ArticleError as E;
+    let kinds = [
+        E::Param(String::new()),
+        E::Unauthorized(String::new()),
+        E::AccessDenied(String::new()),
+        E::NotFound(String::new()),
+        E::InvalidOperation(String::new()),
+        E::ArticleNotFound,
+        E::StatusInvalid(String::new()),
+        E::AlreadyPublished,
+        E::AlreadyArchived,
+        E::VersionConflict,
+        E::System(anyhow::anyhow!("")),
+    ];
+    integer_enum(
+        "The HTTP status",
+        kinds.iter().map(|kind| i64::from(kind.status_and_code().0.as_u16())),
+    )
 }
 
 /// Business and technical errors of the article areas (spec 7.1).
@@ -75,19 +156,20 @@ pub enum ArticleError {
 }
 
 impl ArticleError {
-    fn status_and_code(&self) -> (StatusCode, &'static str) {
+    fn status_and_code(&self) -> (StatusCode, ArticleErrorCode) {
+        use ArticleErrorCode as C;
         match self {
-            Self::Param(_) => (StatusCode::BAD_REQUEST, "PARAM_ERROR"),
-            Self::Unauthorized(_) => (StatusCode::UNAUTHORIZED, "UNAUTHORIZED"),
-            Self::AccessDenied(_) => (StatusCode::FORBIDDEN, "ACCESS_DENIED"),
-            Self::NotFound(_) => (StatusCode::NOT_FOUND, "NOT_FOUND"),
-            Self::InvalidOperation(_) => (StatusCode::CONFLICT, "INVALID_OPERATION"),
-            Self::ArticleNotFound => (StatusCode::NOT_FOUND, "ARTICLE_NOT_FOUND"),
-            Self::StatusInvalid(_) => (StatusCode::CONFLICT, "ARTICLE_STATUS_INVALID"),
-            Self::AlreadyPublished => (StatusCode::CONFLICT, "ARTICLE_ALREADY_PUBLISHED"),
-            Self::AlreadyArchived => (StatusCode::CONFLICT, "ARTICLE_ALREADY_ARCHIVED"),
-            Self::VersionConflict => (StatusCode::CONFLICT, "VERSION_CONFLICT"),
-            Self::System(_) => (StatusCode::INTERNAL_SERVER_ERROR, "SYSTEM_ERROR"),
+            Self::Param(_) => (StatusCode::BAD_REQUEST, C::ParamError),
+            Self::Unauthorized(_) => (StatusCode::UNAUTHORIZED, C::Unauthorized),
+            Self::AccessDenied(_) => (StatusCode::FORBIDDEN, C::AccessDenied),
+            Self::NotFound(_) => (StatusCode::NOT_FOUND, C::NotFound),
+            Self::InvalidOperation(_) => (StatusCode::CONFLICT, C::InvalidOperation),
+            Self::ArticleNotFound => (StatusCode::NOT_FOUND, C::ArticleNotFound),
+            Self::StatusInvalid(_) => (StatusCode::CONFLICT, C::ArticleStatusInvalid),
+            Self::AlreadyPublished => (StatusCode::CONFLICT, C::ArticleAlreadyPublished),
+            Self::AlreadyArchived => (StatusCode::CONFLICT, C::ArticleAlreadyArchived),
+            Self::VersionConflict => (StatusCode::CONFLICT, C::VersionConflict),
+            Self::System(_) => (StatusCode::INTERNAL_SERVER_ERROR, C::SystemError),
         }
     }
 }
@@ -108,9 +190,7 @@ impl IntoResponse for ArticleError {
             }
             other => other.to_string(),
         };
-        let body = json!({
-            "code": status.as_u16(), "message": message, "data": null, "errorCode": error_code,
-        });
+        let body = ArticleErrorEnvelope { code: status.as_u16(), message, data: Null, error_code };
         (status, Json(body)).into_response()
     }
 }

@@ -7,9 +7,10 @@ use axum::{
     Json,
 };
 use serde::Serialize;
-use serde_json::json;
+use utoipa::ToSchema;
 
 use super::{log_internal, ApiError};
+use crate::openapi::{integer_enum, string_enum, Null};
 
 fn timestamp() -> i64 {
     chrono::Utc::now().timestamp_millis()
@@ -21,9 +22,69 @@ pub struct FileOk<T>(pub T);
 impl<T: Serialize> IntoResponse for FileOk<T> {
     fn into_response(self) -> Response {
         let body =
-            json!({ "code": 0, "message": "success", "data": self.0, "timestamp": timestamp() });
+            FileEnvelope { code: 0, message: "success", data: self.0, timestamp: timestamp() };
         Json(body).into_response()
     }
+}
+
+/// Body of a successful files answer.
+#[derive(Serialize, ToSchema)]
+pub struct FileEnvelope<T> {
+    /// Always 0.
+    #[schema(schema_with = success_code)]
+    code: u32,
+    /// Always `success`.
+    #[schema(schema_with = success_message)]
+    message: &'static str,
+    /// The payload; `null` when there is none.
+    data: T,
+    /// When the answer was made, in epoch milliseconds.
+    timestamp: i64,
+}
+
+fn success_code() -> utoipa::openapi::Object {
+    integer_enum("Always 0", [0])
+}
+
+fn success_message() -> utoipa::openapi::Object {
+    string_enum("Always `success`", ["success"])
+}
+
+/// Body of a files error.
+#[derive(Serialize, ToSchema)]
+pub struct FileErrorEnvelope {
+    /// The error's code of spec 7.3 (10001 parameter, 10002 unauthorized, 11002 type not
+    /// allowed, 11003 too large, 11004 bad name, 11006 storage failure, 11007 signing failure,
+    /// 11008 not found, ...), which differs from the HTTP status.
+    #[schema(schema_with = error_codes)]
+    code: u32,
+    /// What is wrong, in plain words.
+    message: String,
+    /// Always `null`.
+    data: Null,
+    /// When the answer was made, in epoch milliseconds.
+    timestamp: i64,
+}
+
+fn error_codes() -> utoipa::openapi::Object {
+    use FileError as E;
+    let failure = || anyhow::anyhow!("");
+    let kinds = [
+        E::Validation(String::new()),
+        E::Unauthorized(String::new()),
+        E::Forbidden(String::new()),
+        E::UploadFailed(failure()),
+        E::InvalidType(String::new()),
+        E::ExceedMaxSize(String::new()),
+        E::InvalidName(String::new()),
+        E::Storage(failure()),
+        E::PresignFailed(failure()),
+        E::NotFound,
+    ];
+    integer_enum(
+        "The code of spec 7.3, which differs from the HTTP status",
+        kinds.iter().map(|kind| i64::from(kind.status_and_code().1)),
+    )
 }
 
 /// Errors of the files area (spec 7.3).
@@ -90,7 +151,12 @@ impl IntoResponse for FileError {
         if let Self::UploadFailed(e) | Self::Storage(e) | Self::PresignFailed(e) = &self {
             log_internal(e);
         }
-        let body = json!({ "code": code, "message": self.to_string(), "data": null, "timestamp": timestamp() });
+        let body = FileErrorEnvelope {
+            code,
+            message: self.to_string(),
+            data: Null,
+            timestamp: timestamp(),
+        };
         (status, Json(body)).into_response()
     }
 }

@@ -7,6 +7,7 @@ pub mod articles;
 pub mod cors;
 pub mod extract;
 pub mod files;
+pub mod ops;
 pub mod taxonomy;
 
 /// What every envelope family's error type offers the shared extractors and the auth layer.
@@ -46,7 +47,9 @@ pub fn areas(
     let router = mounts
         .into_iter()
         .fold(axum::Router::new(), |router, (base, routes)| router.nest(base, routes));
-    cors::apply(router.with_state(ctx))
+    let observe =
+        axum::middleware::from_fn_with_state(ctx.clone(), crate::telemetry::layer::observe);
+    cors::apply(router.layer(observe).with_state(ctx))
 }
 
 /// Answer for a path no area serves (404), in the plain `{code, message, data}` shape.

@@ -2,23 +2,30 @@
 
 use axum::extract::State;
 use serde::Deserialize;
+use utoipa::ToSchema;
 
 use crate::{
     auth::principal::{AdminOnly, Authenticated},
     context::AppContext,
     http::{
-        account::{AccountError, AccountOk},
+        account::{AccountEnvelope, AccountError, AccountErrorEnvelope, AccountOk},
         extract::{JsonBody, PathId},
     },
+    openapi::Null,
 };
 
 use super::{
-    model::{parse_avatar, parse_nickname, parse_roles, Email, StoredUser, UserView, ROLE_ADMIN},
+    model::{
+        parse_avatar, parse_nickname, parse_roles, roles_or_null_schema, Email, StoredUser,
+        UserView, ROLE_ADMIN,
+    },
     repo::{self, StoreError},
 };
 
 type Body<T> = JsonBody<T, AccountError>;
 type Id = PathId<AccountError>;
+
+use crate::openapi::{BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED};
 
 async fn load(ctx: &AppContext, id: u64) -> Result<StoredUser, AccountError> {
     repo::find_by_id(ctx.table.as_ref(), id)
@@ -26,11 +33,17 @@ async fn load(ctx: &AppContext, id: u64) -> Result<StoredUser, AccountError> {
         .ok_or_else(|| AccountError::NotFound("user does not exist".into()))
 }
 
-/// Profile fields anyone may change on their own account.
-#[derive(Deserialize)]
+/// Profile fields anyone may change on their own account; absent or `null` keeps the value.
+#[derive(Deserialize, ToSchema)]
 pub struct ProfileChanges {
+    /// At most 30 characters.
+    #[schema(max_length = 30)]
     nickname: Option<String>,
+    /// An e-mail address no other account holds.
+    #[schema(format = Email, max_length = 254)]
     email: Option<String>,
+    /// Empty, or an http(s) URL of at most 500 characters.
+    #[schema(max_length = 500, pattern = "^(https?://\\S*)?$")]
     avatar: Option<String>,
 }
 
@@ -70,7 +83,21 @@ async fn save(
     }
 }
 
-/// GET /me.
+/// The caller's own account.
+#[utoipa::path(
+    get,
+    path = "/me",
+    operation_id = "getMe",
+    tag = "users",
+    security(("bearerAuth" = [])),
+    responses(
+        (status = 200, description = "The caller's account", body = AccountEnvelope<UserView>),
+        (status = 401, description = UNAUTHORIZED, body = AccountErrorEnvelope),
+        (status = 404, description = "The account was deleted meanwhile",
+            body = AccountErrorEnvelope),
+        (status = 500, description = INTERNAL, body = AccountErrorEnvelope),
+    )
+)]
 pub async fn me(
     State(ctx): State<AppContext>,
     Authenticated(principal, ..): Authenticated<AccountError>,
@@ -79,15 +106,36 @@ pub async fn me(
 }
 
 /// Body of PUT /me: `username` and `status` are accepted only unchanged.
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
+#[schema(examples(json!({"nickname": "Alice", "avatar": "https://example.com/alice.png"})))]
 pub struct UpdateMe {
     #[serde(flatten)]
     profile: ProfileChanges,
+    /// The current user name (clients echo the profile); another value is refused.
     username: Option<String>,
+    /// The current status; another value is refused.
     status: Option<i64>,
 }
 
-/// PUT /me.
+/// Changes the caller's nickname, e-mail or avatar.
+#[utoipa::path(
+    put,
+    path = "/me",
+    operation_id = "updateMe",
+    tag = "users",
+    security(("bearerAuth" = [])),
+    request_body = UpdateMe,
+    responses(
+        (status = 200, description = "The updated account", body = AccountEnvelope<UserView>),
+        (status = 400, description = "A field breaks its rule, the e-mail is taken, or \
+            `username`/`status` differ from the current ones", body = AccountErrorEnvelope),
+        (status = 401, description = UNAUTHORIZED, body = AccountErrorEnvelope),
+        (status = 404, description = "The account was deleted meanwhile",
+            body = AccountErrorEnvelope),
+        (status = 409, description = "Changed concurrently, retry", body = AccountErrorEnvelope),
+        (status = 500, description = INTERNAL, body = AccountErrorEnvelope),
+    )
+)]
 pub async fn update_me(
     State(ctx): State<AppContext>,
     Authenticated(principal, ..): Authenticated<AccountError>,
@@ -107,7 +155,23 @@ pub async fn update_me(
     Ok(AccountOk(save(&ctx, &before, after).await?))
 }
 
-/// GET /{id} (admin).
+/// An account (administrators).
+#[utoipa::path(
+    get,
+    path = "/{id}",
+    operation_id = "getUser",
+    tag = "users",
+    security(("bearerAuth" = [])),
+    params(crate::openapi::IdParam),
+    responses(
+        (status = 200, description = "The account", body = AccountEnvelope<UserView>),
+        (status = 400, description = BAD_ID, body = AccountErrorEnvelope),
+        (status = 401, description = UNAUTHORIZED, body = AccountErrorEnvelope),
+        (status = 403, description = FORBIDDEN, body = AccountErrorEnvelope),
+        (status = 404, description = "No such user", body = AccountErrorEnvelope),
+        (status = 500, description = INTERNAL, body = AccountErrorEnvelope),
+    )
+)]
 pub async fn get_user(
     State(ctx): State<AppContext>,
     _admin: AdminOnly<AccountError>,
@@ -117,15 +181,39 @@ pub async fn get_user(
 }
 
 /// Body of PUT /{id} (admin).
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
+#[schema(examples(json!({"status": 1, "roles": ["ROLE_USER"]})))]
 pub struct AdminUpdate {
     #[serde(flatten)]
     profile: ProfileChanges,
+    /// 0 disables the account, 1 re-enables it.
+    #[schema(minimum = 0, maximum = 1)]
     status: Option<i64>,
+    /// New roles; `ROLE_USER` is always kept.
+    #[schema(schema_with = roles_or_null_schema)]
     roles: Option<Vec<String>>,
 }
 
-/// PUT /{id} (admin): profile, status (0 disables, 1 re-enables) and roles.
+/// Changes an account's profile, status (0 disables, 1 re-enables) or roles (administrators).
+#[utoipa::path(
+    put,
+    path = "/{id}",
+    operation_id = "updateUser",
+    tag = "users",
+    security(("bearerAuth" = [])),
+    params(crate::openapi::IdParam),
+    request_body = AdminUpdate,
+    responses(
+        (status = 200, description = "The updated account", body = AccountEnvelope<UserView>),
+        (status = 400, description = "A bad id, a field that breaks its rule, a taken e-mail, \
+            or disabling or demoting yourself", body = AccountErrorEnvelope),
+        (status = 401, description = UNAUTHORIZED, body = AccountErrorEnvelope),
+        (status = 403, description = FORBIDDEN, body = AccountErrorEnvelope),
+        (status = 404, description = "No such user", body = AccountErrorEnvelope),
+        (status = 409, description = "Changed concurrently, retry", body = AccountErrorEnvelope),
+        (status = 500, description = INTERNAL, body = AccountErrorEnvelope),
+    )
+)]
 pub async fn update_user(
     State(ctx): State<AppContext>,
     AdminOnly(admin, ..): AdminOnly<AccountError>,
@@ -164,7 +252,23 @@ pub async fn update_user(
     Ok(AccountOk(view))
 }
 
-/// DELETE /{id} (admin): idempotent; frees the user name and e-mail.
+/// Deletes an account (administrators); idempotent, frees the user name and e-mail.
+#[utoipa::path(
+    delete,
+    path = "/{id}",
+    operation_id = "deleteUser",
+    tag = "users",
+    security(("bearerAuth" = [])),
+    params(crate::openapi::IdParam),
+    responses(
+        (status = 200, description = "Deleted, or there was no such user",
+            body = AccountEnvelope<Null>),
+        (status = 400, description = "A bad id, or your own account", body = AccountErrorEnvelope),
+        (status = 401, description = UNAUTHORIZED, body = AccountErrorEnvelope),
+        (status = 403, description = FORBIDDEN, body = AccountErrorEnvelope),
+        (status = 500, description = INTERNAL, body = AccountErrorEnvelope),
+    )
+)]
 pub async fn delete_user(
     State(ctx): State<AppContext>,
     AdminOnly(admin, ..): AdminOnly<AccountError>,

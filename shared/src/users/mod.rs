@@ -11,6 +11,17 @@ use crate::context::AppContext;
 /// Base path of the area.
 pub const BASE: &str = "/api/v1/users";
 
+/// The users area's operations (paths relative to [`BASE`]).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(
+    handlers::me,
+    handlers::update_me,
+    handlers::get_user,
+    handlers::update_user,
+    handlers::delete_user
+))]
+pub struct UsersApi;
+
 /// The users area's routes, mounted under [`BASE`].
 pub fn router(ctx: AppContext) -> Router {
     let routes = Router::new().route("/me", get(handlers::me).put(handlers::update_me)).route(

@@ -4,6 +4,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 use serde::{Deserialize, Serialize};
+use utoipa::{
+    openapi::{schema::SchemaType, Array, ArrayBuilder, Type},
+    ToSchema,
+};
 
 /// Role every account has.
 pub const ROLE_USER: &str = "ROLE_USER";
@@ -120,6 +124,23 @@ pub fn parse_roles(raw: &[String]) -> Result<Vec<String>, String> {
     Ok(roles)
 }
 
+/// Schema of a list of roles: `ROLE_USER`, maybe `ROLE_ADMIN`.
+pub fn roles_schema() -> Array {
+    ArrayBuilder::new()
+        .description(Some("Roles: `ROLE_USER`, maybe `ROLE_ADMIN`"))
+        .items(crate::openapi::string_enum("A role", [ROLE_USER, ROLE_ADMIN]))
+        .build()
+}
+
+/// [`roles_schema`] or `null`.
+pub fn roles_or_null_schema() -> Array {
+    ArrayBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Array, Type::Null]))
+        .description(Some("New roles (`ROLE_USER` is always kept), or `null` to keep them"))
+        .items(crate::openapi::string_enum("A role", [ROLE_USER, ROLE_ADMIN]))
+        .build()
+}
+
 /// A stored account (table item `USER#<id>` / `PROFILE`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -174,8 +195,9 @@ impl StoredUser {
 }
 
 /// The User object of the API (never carries the password).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = User)]
 pub struct UserView {
     /// Account id.
     pub id: u64,
@@ -185,13 +207,16 @@ pub struct UserView {
     pub email: String,
     /// Display name.
     pub nickname: String,
-    /// Avatar URL.
+    /// Avatar URL; empty when none.
     pub avatar: String,
     /// 1 active, 0 disabled.
+    #[schema(minimum = 0, maximum = 1)]
     pub status: i64,
     /// Roles.
+    #[schema(schema_with = roles_schema)]
     pub roles: Vec<String>,
     /// Creation time.
+    #[schema(schema_with = crate::openapi::api_time)]
     pub create_time: String,
 }
 

@@ -4,6 +4,7 @@
 mod support;
 
 mod cases;
+mod races;
 mod reads;
 
 on_both_adapter_sets!(
@@ -17,6 +18,7 @@ on_both_adapter_sets!(
     cases::only_administrators_manage_articles,
     cases::counters_stay_exact_through_the_lifecycle,
     cases::concurrent_publish_and_archive_keep_the_counters_exact,
+    races::concurrent_status_changes_of_one_article_keep_the_counters_exact,
     cases::deleting_a_tag_detaches_it_from_its_articles,
     cases::renaming_a_category_or_tag_shows_in_the_articles,
     reads::the_public_list_orders_pinned_then_newest_with_exact_pages,

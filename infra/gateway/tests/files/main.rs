@@ -25,4 +25,5 @@ on_both_adapter_sets!(
     sharing::pending_uploads_of_the_same_content_are_not_shared,
     sharing::concurrent_presigned_calls_after_completion_share_one_object,
     sharing::the_stored_object_goes_only_with_the_last_live_record,
+    sharing::concurrent_instant_uploads_and_deletes_keep_exact_references,
 );

@@ -137,3 +137,95 @@ pub async fn the_stored_object_goes_only_with_the_last_live_record(api: Api) {
         wait_for_object(&api, key, false).await;
     }
 }
+
+/// Presigned calls for `bytes`, `count` of them at once, spread over `tokens`.
+async fn presign_all(api: &Api, tokens: &[String], bytes: &[u8], count: usize) -> Vec<Value> {
+    let calls = (0..count).map(|i| presign(api, &tokens[i % tokens.len()], "p.png", bytes, true));
+    join_all(calls).await.iter().map(|reply| assert_ok(reply).clone()).collect()
+}
+
+/// Deletes of the records of `presigned` (owned by `tokens` in turn), all at once.
+async fn delete_all(api: &Api, tokens: &[String], presigned: &[Value]) {
+    let deletes = presigned.iter().enumerate().map(|(i, data)| {
+        let path = format!("/api/v1/files/{}", file_id(data));
+        async move { api.call("DELETE", &path, Some(&tokens[i % tokens.len()]), None).await }
+    });
+    for reply in join_all(deletes).await {
+        assert_ok(&reply);
+    }
+}
+
+/// Every record is COMPLETED on the shared key and downloads the bytes (`token`: an admin's).
+async fn assert_served(api: &Api, token: &str, records: &[Value], key: &str, bytes: &[u8]) {
+    for data in records {
+        let path = format!("/api/v1/files/{}", file_id(data));
+        let record = api.call("GET", &path, Some(token), None).await;
+        let record = assert_ok(&record);
+        assert_eq!((&record["uploadStatus"], &record["fileKey"]), (&json!(1), &json!(key)));
+        assert_eq!(download(api, token, file_id(data)).await.body, bytes, "{path}");
+    }
+}
+
+pub async fn concurrent_instant_uploads_and_deletes_keep_exact_references(api: Api) {
+    let (_, owner) = api.user("owner").await;
+    let bytes = payload("contended");
+    let original = upload(&api, &owner, "contended.png", &bytes, true).await;
+    let key = original["fileKey"].as_str().unwrap().to_string();
+    let mut tokens = vec![];
+    for n in 0..4 {
+        tokens.push(api.user(&format!("racer{n}")).await.1);
+    }
+    let admin = [api.admin_token().await];
+
+    // Instant uploads race with deletes of other records of the object: never the last one.
+    let first = presign_all(&api, &tokens, &bytes, 12).await;
+    assert!(first
+        .iter()
+        .all(|data| data["instant"] == json!(true) && data["fileKey"] == json!(key)));
+    let (doomed, kept) = first.split_at(8);
+    let original_delete = async {
+        let path = format!("/api/v1/files/{}", file_id(&original));
+        assert_ok(&api.call("DELETE", &path, Some(&owner), None).await);
+    };
+    let (second, (), ()) = tokio::join!(
+        presign_all(&api, &tokens, &bytes, 8),
+        delete_all(&api, &tokens, doomed),
+        original_delete
+    );
+    assert!(second.iter().all(|data| data["instant"] == json!(true)), "{second:?}");
+    let live: Vec<Value> = kept.iter().chain(&second).cloned().collect();
+    assert_eq!(refs(&api, &bytes).await, Some(live.len() as i64), "13 - 9 + 8 records");
+    assert_served(&api, &admin[0], &live, &key, &bytes).await;
+    for (i, data) in doomed.iter().enumerate() {
+        let path = format!("/api/v1/files/{}", file_id(data));
+        let token = &tokens[i % tokens.len()];
+        assert_error(&api.call("GET", &path, Some(token), None).await, 404, 11008);
+    }
+
+    // Instant uploads race with the deletes of every live record: whatever wins, a record never
+    // points at a removed object, and the count stays exact.
+    let (third, ()) =
+        tokio::join!(presign_all(&api, &tokens, &bytes, 4), delete_all(&api, &admin, &live));
+    let instant: Vec<Value> =
+        third.iter().filter(|data| data["instant"] == json!(true)).cloned().collect();
+    let uploads: BTreeSet<&str> = third
+        .iter()
+        .filter(|data| data["instant"] == json!(false))
+        .map(|data| data["fileKey"].as_str().unwrap())
+        .collect();
+    assert_eq!(uploads.len(), third.len() - instant.len(), "a fresh key per upload URL");
+    assert!(!uploads.contains(key.as_str()), "an upload URL never overwrites the shared object");
+    if instant.is_empty() {
+        assert_eq!(refs(&api, &bytes).await, None);
+        wait_for_object(&api, &key, false).await;
+    } else {
+        assert_eq!(refs(&api, &bytes).await, Some(instant.len() as i64));
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        assert_served(&api, &admin[0], &instant, &key, &bytes).await;
+        delete_all(&api, &admin, &instant).await;
+        wait_for_object(&api, &key, false).await;
+        assert_eq!(refs(&api, &bytes).await, None, "the marker went with the last record");
+    }
+    let after = assert_ok(&presign(&api, &owner, "again.png", &bytes, true).await).clone();
+    assert_eq!(after["instant"], json!(false), "nothing stored to share any more");
+}

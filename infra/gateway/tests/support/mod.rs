@@ -1,7 +1,10 @@
 //! Test harness: the same API suite runs in-process on the embedded adapters (tower `oneshot`
-//! on the gateway's router) and over HTTP through the local gateway on DynamoDB Local (and S3 on
-//! s3s-fs when `BLOG_TEST_S3_ENDPOINT` is set).
+//! on the gateway's router) and over HTTP through the local gateway on the AWS adapter set:
+//! DynamoDB Local, S3 on s3s-fs (when `BLOG_TEST_S3_ENDPOINT` is set), SQS on moto consumed by
+//! the worker function's handler, and Bedrock on a stub (see [`aws`]).
 #![allow(dead_code)]
+
+pub mod aws;
 
 use std::{collections::HashMap, sync::Arc};
 
@@ -9,7 +12,7 @@ use axum::{body::Body, http::Request, Router};
 use blog_shared::{
     config::Config,
     context::AppContext,
-    ports::blobs::{local::LocalBlobs, s3::S3Blobs, Blobs},
+    ports::blobs::{local::LocalBlobs, Blobs},
     ports::table::{
         metered::{CallCounts, Metered},
         Table,
@@ -57,6 +60,7 @@ enum Events {
         queue: Arc<blog_shared::ports::events::local::InProcessQueue>,
         receiver: tokio::sync::Mutex<Option<blog_shared::ports::events::local::Receiver>>,
     },
+    Sqs(aws::SqsEvents),
 }
 
 /// Origin of the in-process blob store's URLs (routed through the gateway's router).
@@ -75,48 +79,33 @@ fn header_of(headers: &axum::http::HeaderMap, name: &str) -> String {
 }
 
 /// The local blob store in a fresh directory, its URLs starting with `base`.
-fn local_blobs(base: &str) -> (Arc<dyn Blobs>, tempfile::TempDir) {
+pub fn local_blobs(base: &str) -> (Arc<dyn Blobs>, tempfile::TempDir) {
     let dir = tempfile::tempdir().expect("blob directory");
     let store = LocalBlobs::open(dir.path(), base, b"test-blob-signing-key").expect("blob store");
     (Arc::new(store), dir)
 }
 
-/// Object storage of the API over HTTP: a fresh bucket on s3s-fs (`BLOG_TEST_S3_ENDPOINT`),
-/// which verifies signatures like S3 (it has no object tagging, so uploads go untagged); without
-/// it, the local store served by the gateway at `base`.
-async fn http_blobs(base: &str) -> (Arc<dyn Blobs>, Option<tempfile::TempDir>) {
-    match std::env::var("BLOG_TEST_S3_ENDPOINT") {
-        Ok(endpoint) => {
-            let client = S3Blobs::test_client(&endpoint);
-            let bucket = format!("files-{}", uuid_like());
-            let blobs =
-                S3Blobs::create_bucket(&client, &bucket, false).await.expect("s3s-fs bucket");
-            (Arc::new(blobs), None)
-        }
-        Err(_) => {
-            let (blobs, dir) = local_blobs(base);
-            (blobs, Some(dir))
-        }
-    }
-}
-
-fn test_config() -> Config {
-    let vars: HashMap<&str, &str> = HashMap::from([
-        ("BLOG_JWT_SECRET", "test-secret-test-secret-test-secret-0123"),
-        ("BLOG_ADMIN_USERNAME", ADMIN.0),
-        ("BLOG_ADMIN_PASSWORD", ADMIN.1),
-        ("BLOG_ADMIN_EMAIL", ADMIN.2),
+/// The tests' configuration, plus `extra` variables.
+fn test_config(extra: &[(&str, String)]) -> Config {
+    let mut vars: HashMap<&str, String> = HashMap::from([
+        ("BLOG_JWT_SECRET", "test-secret-test-secret-test-secret-0123".to_string()),
+        ("BLOG_ADMIN_USERNAME", ADMIN.0.to_string()),
+        ("BLOG_ADMIN_PASSWORD", ADMIN.1.to_string()),
+        ("BLOG_ADMIN_EMAIL", ADMIN.2.to_string()),
     ]);
-    Config::from_lookup(|name| vars.get(name).map(|v| v.to_string())).expect("test config")
+    vars.extend(extra.iter().cloned());
+    Config::from_lookup(|name| vars.get(name).cloned()).expect("test config")
 }
 
+/// A context on `table` whose event queue and embedder are the ones `config` names, built as
+/// the functions build theirs; the administrator is bootstrapped.
 async fn context_on(
     table: Arc<dyn Table>,
+    config: Config,
     events: Arc<dyn blog_shared::ports::events::EventQueue>,
 ) -> AppContext {
-    let config = test_config();
     let secret = setup::jwt_secret(&config).await.expect("secret");
-    let embedder = Arc::new(blog_shared::ports::embedder::local::LocalEmbedder::new(512));
+    let embedder = setup::embedder(&config).await.expect("embedder");
     let ctx = AppContext::new(table, config, &secret).with_events(events).with_embedder(embedder);
     setup::bootstrap_admin(&ctx).await.expect("admin bootstrap");
     ctx
@@ -132,14 +121,16 @@ impl Api {
         let (queue, receiver) = blog_shared::ports::events::local::InProcessQueue::new();
         let queue = Arc::new(queue);
         let (blobs, blob_dir) = local_blobs(IN_PROCESS_BASE);
-        let ctx = context_on(table.clone(), queue.clone()).await.with_blobs(blobs);
+        let ctx =
+            context_on(table.clone(), test_config(&[]), queue.clone()).await.with_blobs(blobs);
         let events = Events::InProcess { queue, receiver: tokio::sync::Mutex::new(Some(receiver)) };
         let transport = Transport::InProcess(local_gateway::app(ctx.clone()));
         Api { transport, table, metered, events, ctx, blob_dir: Some(blob_dir) }
     }
 
-    /// Over HTTP through the local gateway, on a fresh table in DynamoDB Local
-    /// (`BLOG_TEST_DYNAMODB_ENDPOINT`).
+    /// Over HTTP through the local gateway on the AWS adapter set: a fresh table in DynamoDB
+    /// Local (`BLOG_TEST_DYNAMODB_ENDPOINT`), a fresh bucket on s3s-fs, a fresh queue with its
+    /// dead-letter queue on moto (`BLOG_TEST_SQS_ENDPOINT`) and the Bedrock embedder on a stub.
     pub async fn dynamodb_over_http() -> Api {
         let endpoint = std::env::var("BLOG_TEST_DYNAMODB_ENDPOINT")
             .expect("BLOG_TEST_DYNAMODB_ENDPOINT must point at DynamoDB Local (make test sets it)");
@@ -150,13 +141,19 @@ impl Api {
                 .expect("DynamoDB Local table"),
         ));
         let table: Arc<dyn Table> = metered.clone();
-        let (queue, receiver) = blog_shared::ports::events::local::InProcessQueue::new();
-        let queue = Arc::new(queue);
+        let sqs = aws::SqsEvents::create().await;
+        let mut vars = vec![
+            ("BLOG_EMBEDDER", "bedrock".to_string()),
+            ("BLOG_BEDROCK_ENDPOINT", aws::bedrock_stub().await),
+        ];
+        vars.extend(sqs.config_vars());
+        let config = test_config(&vars);
+        let queue = setup::event_queue(&config).await.expect("SQS event queue");
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let base = format!("http://{}", listener.local_addr().expect("addr"));
-        let (blobs, blob_dir) = http_blobs(&base).await;
-        let ctx = context_on(table.clone(), queue.clone()).await.with_blobs(blobs);
-        let events = Events::InProcess { queue, receiver: tokio::sync::Mutex::new(Some(receiver)) };
+        let (blobs, blob_dir) = aws::blobs(&base).await;
+        let ctx = context_on(table.clone(), config, queue).await.with_blobs(blobs);
+        let events = Events::Sqs(sqs);
         tokio::spawn(local_gateway::serve(listener, ctx.clone(), std::future::pending()));
         Api {
             transport: Transport::Http { base, client: http_client() },
@@ -237,6 +234,28 @@ impl Api {
                 let message = tokio::time::timeout(wait, receiver.0.recv()).await.ok()??;
                 serde_json::from_str(&message.body).ok()
             }
+            Events::Sqs(sqs) => sqs.next_event(wait).await,
+        }
+    }
+
+    /// A message the worker gave up on (waits up to a second): the local worker's `DEADLETTER`
+    /// item, or on SQS a message of the dead-letter queue.
+    pub async fn dead_letter(&self) -> Option<aws::DeadLetter> {
+        match &self.events {
+            Events::InProcess { .. } => {
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                let query = blog_shared::ports::table::Query::partition(
+                    blog_shared::ports::table::Index::Primary,
+                    "DEADLETTER",
+                );
+                let letters = self.table.query(query).await.expect("DEADLETTER items").items;
+                let letter = serde_json::to_value(letters.first()?).expect("DynamoDB JSON");
+                Some(aws::DeadLetter {
+                    body: letter["body"]["S"].as_str()?.to_string(),
+                    deliveries: letter["deliveries"]["N"].as_str()?.parse().ok()?,
+                })
+            }
+            Events::Sqs(sqs) => sqs.dead_letter().await,
         }
     }
 
@@ -253,6 +272,7 @@ impl Api {
                 );
                 tokio::spawn(worker);
             }
+            Events::Sqs(sqs) => sqs.start_worker(self.ctx.clone()),
         }
     }
 
@@ -384,7 +404,8 @@ fn rand_u32() -> u32 {
 }
 
 /// Generates one test per case and adapter set: `embedded` (in-process) and
-/// `dynamodb_over_http` (ignored unless DynamoDB Local is running; `make test` runs them).
+/// `dynamodb_over_http`, the AWS adapter set (ignored unless the emulators run; `make test` runs
+/// them).
 #[macro_export]
 macro_rules! on_both_adapter_sets {
     ($($module:ident :: $case:ident),* $(,)?) => {
@@ -399,7 +420,7 @@ macro_rules! on_both_adapter_sets {
         mod dynamodb_over_http {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-                #[ignore = "needs DynamoDB Local; make test runs it"]
+                #[ignore = "needs DynamoDB Local, moto and s3s-fs; make test runs it"]
                 async fn $case() {
                     super::$module::$case(super::support::Api::dynamodb_over_http().await).await;
                 }

@@ -121,8 +121,19 @@ fn table_alignment_to_attribute(html: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Schemes no attribute value may carry, even in a text attribute such as `title`.
+const SCRIPT_SCHEMES: &[&str] = &["javascript", "vbscript", "data"];
+
 /// Second line of defence after the per-element attribute lists: restricts attribute *values*.
 fn filter_attribute<'u>(element: &str, attribute: &str, value: &'u str) -> Option<Cow<'u, str>> {
+    if let Some(scheme) = lenient_scheme(value) {
+        let url_attribute = matches!(attribute, "href" | "src");
+        if SCRIPT_SCHEMES.contains(&scheme.as_str())
+            || (url_attribute && !URL_SCHEMES.contains(&scheme.as_str()))
+        {
+            return None;
+        }
+    }
     match (element, attribute) {
         ("code", "class") => keep_classes(value, is_language_class),
         ("blockquote", "class") => keep_classes(value, |class| ALERT_CLASSES.contains(&class)),
@@ -135,6 +146,23 @@ fn filter_attribute<'u>(element: &str, attribute: &str, value: &'u str) -> Optio
         _ if attribute.starts_with("on") || attribute == "style" => None,
         _ => Some(Cow::Borrowed(value)),
     }
+}
+
+/// The scheme of `value` as the most lenient URL parser would read it: with every whitespace
+/// (Unicode's too, such as U+00A0) and control character removed, lower case. Browsers strip
+/// only ASCII ones and would see a relative URL in `\u{a0}javascript:…`; the filter does not
+/// rely on that.
+fn lenient_scheme(value: &str) -> Option<String> {
+    let cleaned: String = value
+        .chars()
+        .filter(|c| !c.is_whitespace() && !c.is_control())
+        .take(64)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let (candidate, _) = cleaned.split_once(':')?;
+    let is_scheme = candidate.starts_with(|c: char| c.is_ascii_alphabetic())
+        && candidate.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    is_scheme.then(|| candidate.to_owned())
 }
 
 /// `language-` followed by ASCII letters, digits, `_`, `+` or `-`.
@@ -208,6 +236,22 @@ mod tests {
             sanitize("<a href=\"https://x.test/\">a</a><a href=\"javascript:alert(1)\">b</a>"),
             "<a href=\"https://x.test/\" rel=\"noopener noreferrer nofollow\">a</a>\
              <a rel=\"noopener noreferrer nofollow\">b</a>"
+        );
+    }
+
+    #[test]
+    fn script_schemes_hidden_behind_unicode_whitespace_are_dropped_from_every_attribute() {
+        assert_eq!(
+            sanitize("<a href=\"\u{a0}javascript:alert(1)\" title=\"vbscript:x\">a</a>"),
+            "<a rel=\"noopener noreferrer nofollow\">a</a>"
+        );
+        assert_eq!(
+            sanitize("<img src=\"\u{2003}javascript:x\" alt=\"Note: fine\">"),
+            "<img alt=\"Note: fine\">"
+        );
+        assert_eq!(
+            sanitize("<a href=\"/path?a=b:c\" title=\"Re: x\">a</a>"),
+            "<a href=\"/path?a=b:c\" title=\"Re: x\" rel=\"noopener noreferrer nofollow\">a</a>"
         );
     }
 

@@ -181,6 +181,15 @@ impl Blobs for LocalBlobs {
         tokio::fs::try_exists(&path).await.with_context(|| format!("checking {}", path.display()))
     }
 
+    async fn ping(&self) -> anyhow::Result<()> {
+        let objects = self.inner.root.join("objects");
+        let metadata = tokio::fs::metadata(&objects)
+            .await
+            .with_context(|| format!("checking {}", objects.display()))?;
+        anyhow::ensure!(metadata.is_dir(), "{} is not a directory", objects.display());
+        Ok(())
+    }
+
     fn storage_type(&self) -> &'static str {
         "LOCAL"
     }

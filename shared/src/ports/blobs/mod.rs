@@ -66,6 +66,9 @@ pub trait Blobs: Send + Sync + 'static {
     /// Whether an object exists.
     async fn exists(&self, key: &str) -> anyhow::Result<bool>;
 
+    /// Checks that the storage answers and the bucket is there (for health reports).
+    async fn ping(&self) -> anyhow::Result<()>;
+
     /// `S3` or `LOCAL`, as file records report it.
     fn storage_type(&self) -> &'static str;
 

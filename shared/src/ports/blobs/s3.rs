@@ -190,6 +190,16 @@ impl Blobs for S3Blobs {
         }
     }
 
+    async fn ping(&self) -> anyhow::Result<()> {
+        self.client
+            .head_bucket()
+            .bucket(&self.bucket)
+            .send()
+            .await
+            .map_err(|e| sdk_error("HeadBucket", &self.bucket, e))?;
+        Ok(())
+    }
+
     fn storage_type(&self) -> &'static str {
         "S3"
     }

@@ -38,6 +38,11 @@ impl EventQueue for InProcessQueue {
         let message = Message { id: format!("local-{id}"), body, receive_count: 1 };
         self.sender.try_send(message).map_err(|e| anyhow::anyhow!("in-process queue: {e}"))
     }
+
+    async fn ping(&self) -> anyhow::Result<Option<u64>> {
+        anyhow::ensure!(!self.sender.is_closed(), "in-process queue: the worker has stopped");
+        Ok(Some((self.sender.max_capacity() - self.sender.capacity()) as u64))
+    }
 }
 
 #[cfg(test)]

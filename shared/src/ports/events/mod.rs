@@ -24,4 +24,8 @@ pub struct Message {
 pub trait EventQueue: Send + Sync + 'static {
     /// Enqueues one message; an error means it was not accepted.
     async fn send(&self, body: String) -> anyhow::Result<()>;
+
+    /// Checks that the queue answers (for health reports) and tells how many messages wait,
+    /// when the queue knows.
+    async fn ping(&self) -> anyhow::Result<Option<u64>>;
 }

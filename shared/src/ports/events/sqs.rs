@@ -224,4 +224,20 @@ impl EventQueue for SqsQueue {
             .map_err(|e| self.error("SendMessage", e))?;
         Ok(())
     }
+
+    async fn ping(&self) -> anyhow::Result<Option<u64>> {
+        let depth = aws_sdk_sqs::types::QueueAttributeName::ApproximateNumberOfMessages;
+        let attributes = self
+            .client
+            .get_queue_attributes()
+            .queue_url(&self.queue_url)
+            .attribute_names(depth.clone())
+            .send()
+            .await
+            .map_err(|e| self.error("GetQueueAttributes", e))?;
+        Ok(attributes
+            .attributes()
+            .and_then(|attributes| attributes.get(&depth))
+            .and_then(|depth| depth.parse().ok()))
+    }
 }

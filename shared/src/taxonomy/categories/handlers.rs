@@ -1,16 +1,21 @@
 //! Handlers of /api/v1/categories (public) and /api/v1/admin/categories (administrators).
 
-use axum::extract::{Path, State};
+use axum::extract::{rejection::PathRejection, Path, State};
 use serde::Deserialize;
 use serde_json::Value;
+use utoipa::{
+    openapi::{RefOr, Schema},
+    PartialSchema, ToSchema,
+};
 
 use crate::{
     auth::principal::AdminOnly,
     context::AppContext,
     http::{
         extract::{JsonBody, PathId},
-        taxonomy::{TaxonomyError, TaxonomyOk},
+        taxonomy::{TaxonomyEnvelope, TaxonomyError, TaxonomyErrorEnvelope, TaxonomyOk},
     },
+    openapi::{IdParam, Null, BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED},
     taxonomy::fields,
 };
 
@@ -26,7 +31,18 @@ const MISSING: &str = "category does not exist";
 /// Structural writes retried this often when another change landed in between.
 const ATTEMPTS: usize = 5;
 
-/// GET /tree.
+/// The category tree: roots with nested `children`, by `sortOrder` at every level.
+#[utoipa::path(
+    get,
+    path = "/tree",
+    operation_id = "categoryTree",
+    tag = "categories",
+    responses(
+        (status = 200, description = "Root categories with nested `children`, by `sortOrder`",
+            body = TaxonomyEnvelope<Vec<CategoryView>>),
+        (status = 500, description = INTERNAL, body = TaxonomyErrorEnvelope),
+    )
+)]
 pub async fn tree(
     State(ctx): State<AppContext>,
 ) -> Result<TaxonomyOk<Vec<CategoryView>>, TaxonomyError> {
@@ -34,7 +50,18 @@ pub async fn tree(
     Ok(TaxonomyOk(model::tree(snapshot.categories)))
 }
 
-/// GET the base path: flat list by `sortOrder`.
+/// Every category as a flat list by `sortOrder`.
+#[utoipa::path(
+    get,
+    path = "",
+    operation_id = "listCategories",
+    tag = "categories",
+    responses(
+        (status = 200, description = "Every category by `sortOrder`, without `children`",
+            body = TaxonomyEnvelope<Vec<CategoryView>>),
+        (status = 500, description = INTERNAL, body = TaxonomyErrorEnvelope),
+    )
+)]
 pub async fn list(
     State(ctx): State<AppContext>,
 ) -> Result<TaxonomyOk<Vec<CategoryView>>, TaxonomyError> {
@@ -43,29 +70,74 @@ pub async fn list(
     Ok(TaxonomyOk(categories.iter().map(CategoryRecord::view).collect()))
 }
 
-/// GET /slug/{slug}.
+/// The category with a slug.
+#[utoipa::path(
+    get,
+    path = "/slug/{slug}",
+    operation_id = "categoryBySlug",
+    tag = "categories",
+    params(("slug" = String, Path, min_length = 1, description = "The category's slug")),
+    responses(
+        (status = 200, description = "The category", body = TaxonomyEnvelope<CategoryView>),
+        (status = 404, description = "No category has this slug", body = TaxonomyErrorEnvelope),
+        (status = 500, description = INTERNAL, body = TaxonomyErrorEnvelope),
+    )
+)]
 pub async fn by_slug(
     State(ctx): State<AppContext>,
-    Path(slug): Path<String>,
+    slug: Result<Path<String>, PathRejection>,
 ) -> Result<TaxonomyOk<CategoryView>, TaxonomyError> {
-    let found = match fields::slug(&slug) {
-        Ok(slug) => repo::find_by_slug(ctx.table.as_ref(), &slug).await?,
-        Err(_) => None,
+    // A segment that does not decode to UTF-8 names no slug either.
+    let found = match slug.map(|Path(slug)| fields::slug(&slug)) {
+        Ok(Ok(slug)) => repo::find_by_slug(ctx.table.as_ref(), &slug).await?,
+        _ => None,
     };
     found.map(|c| TaxonomyOk(c.view())).ok_or_else(|| TaxonomyError::NotFound(MISSING.into()))
 }
 
-/// Body of create (all fields) and update (all optional).
-#[derive(Deserialize)]
+/// Body of update: absent fields keep their value.
+#[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(
+    as = CategoryUpdate,
+    examples(json!({
+        "name": "Rust", "slug": "rust", "description": "Systems programming", "sortOrder": 1,
+        "parentId": null
+    }))
+)]
 pub struct CategoryInput {
+    /// 1-50 characters once trimmed.
+    #[schema(min_length = 1, max_length = 50, pattern = "\\S")]
     name: Option<String>,
+    /// Unique: 1-50 of `a-z`, `0-9` and `-`.
+    #[schema(pattern = "^[a-z0-9-]{1,50}$")]
     slug: Option<String>,
+    /// At most 500 characters.
+    #[schema(max_length = 500)]
     description: Option<String>,
+    /// Ascending order weight among siblings (a 32-bit integer).
+    #[schema(value_type = Option<i32>, minimum = -2147483648, maximum = 2147483647)]
     sort_order: Option<i64>,
+    /// Parent category (an existing one, not this category nor a descendant); `null` makes it a
+    /// root.
     #[serde(default, deserialize_with = "fields::present")]
+    #[schema(schema_with = crate::openapi::id_input_or_null)]
     parent_id: Option<Value>,
 }
+
+/// Body of create: the fields of [`CategoryInput`], `name` and `slug` required.
+#[derive(Deserialize)]
+#[serde(transparent)]
+pub struct NewCategory(CategoryInput);
+
+impl PartialSchema for NewCategory {
+    fn schema() -> RefOr<Schema> {
+        let about = "Body of create: `name` and `slug` required.";
+        crate::openapi::with_required(CategoryInput::schema(), &["name", "slug"], about)
+    }
+}
+
+impl ToSchema for NewCategory {}
 
 impl CategoryInput {
     /// Applies the given fields to `category`, validating each against `snapshot`.
@@ -122,11 +194,29 @@ fn write_error(error: WriteError) -> TaxonomyError {
     }
 }
 
-/// POST /api/v1/admin/categories.
+/// Creates a category (administrators).
+#[utoipa::path(
+    post,
+    path = "",
+    operation_id = "createCategory",
+    tag = "categories",
+    security(("bearerAuth" = [])),
+    request_body = NewCategory,
+    responses(
+        (status = 200, description = "The new category", body = TaxonomyEnvelope<CategoryView>),
+        (status = 400, description = "A field is missing or breaks its rule, or the parent does \
+            not exist", body = TaxonomyErrorEnvelope),
+        (status = 401, description = UNAUTHORIZED, body = TaxonomyErrorEnvelope),
+        (status = 403, description = FORBIDDEN, body = TaxonomyErrorEnvelope),
+        (status = 409, description = "The slug is taken, or categories kept changing \
+            concurrently", body = TaxonomyErrorEnvelope),
+        (status = 500, description = INTERNAL, body = TaxonomyErrorEnvelope),
+    )
+)]
 pub async fn create(
     State(ctx): State<AppContext>,
     _admin: Admin,
-    JsonBody(input, ..): Body<CategoryInput>,
+    JsonBody(NewCategory(input), ..): Body<NewCategory>,
 ) -> Result<TaxonomyOk<CategoryView>, TaxonomyError> {
     if input.name.is_none() || input.slug.is_none() {
         return Err(TaxonomyError::Param("name and slug are required".into()));
@@ -159,7 +249,27 @@ pub async fn create(
     Err(write_error(WriteError::Stale))
 }
 
-/// PUT /api/v1/admin/categories/{id}.
+/// Changes a category (administrators); renaming it renames it in its articles.
+#[utoipa::path(
+    put,
+    path = "/{id}",
+    operation_id = "updateCategory",
+    tag = "categories",
+    security(("bearerAuth" = [])),
+    params(IdParam),
+    request_body = CategoryInput,
+    responses(
+        (status = 200, description = "The updated category", body = TaxonomyEnvelope<CategoryView>),
+        (status = 400, description = "A bad id, a field that breaks its rule, or a parent that \
+            does not exist or would make a cycle", body = TaxonomyErrorEnvelope),
+        (status = 401, description = UNAUTHORIZED, body = TaxonomyErrorEnvelope),
+        (status = 403, description = FORBIDDEN, body = TaxonomyErrorEnvelope),
+        (status = 404, description = "No such category", body = TaxonomyErrorEnvelope),
+        (status = 409, description = "The slug is taken, or categories kept changing \
+            concurrently", body = TaxonomyErrorEnvelope),
+        (status = 500, description = INTERNAL, body = TaxonomyErrorEnvelope),
+    )
+)]
 pub async fn update(
     State(ctx): State<AppContext>,
     _admin: Admin,
@@ -194,7 +304,25 @@ pub async fn update(
     Err(write_error(WriteError::Stale))
 }
 
-/// DELETE /api/v1/admin/categories/{id}: refused (409) while it has subcategories or articles.
+/// Deletes a category (administrators); refused (409) while it has subcategories or articles.
+#[utoipa::path(
+    delete,
+    path = "/{id}",
+    operation_id = "deleteCategory",
+    tag = "categories",
+    security(("bearerAuth" = [])),
+    params(IdParam),
+    responses(
+        (status = 200, description = "Deleted", body = TaxonomyEnvelope<Null>),
+        (status = 400, description = BAD_ID, body = TaxonomyErrorEnvelope),
+        (status = 401, description = UNAUTHORIZED, body = TaxonomyErrorEnvelope),
+        (status = 403, description = FORBIDDEN, body = TaxonomyErrorEnvelope),
+        (status = 404, description = "No such category", body = TaxonomyErrorEnvelope),
+        (status = 409, description = "It has subcategories or articles, or categories kept \
+            changing concurrently", body = TaxonomyErrorEnvelope),
+        (status = 500, description = INTERNAL, body = TaxonomyErrorEnvelope),
+    )
+)]
 pub async fn delete(
     State(ctx): State<AppContext>,
     _admin: Admin,

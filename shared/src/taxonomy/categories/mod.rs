@@ -16,6 +16,16 @@ pub const BASE: &str = "/api/v1/categories";
 /// Base path of the administration.
 pub const ADMIN_BASE: &str = "/api/v1/admin/categories";
 
+/// The public reads (paths relative to [`BASE`]).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(handlers::list, handlers::tree, handlers::by_slug))]
+pub struct PublicApi;
+
+/// The administration (paths relative to [`ADMIN_BASE`]).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(handlers::create, handlers::update, handlers::delete))]
+pub struct AdminApi;
+
 /// The categories area (public reads and administration).
 pub fn router(ctx: AppContext) -> Router {
     let public = Router::new()

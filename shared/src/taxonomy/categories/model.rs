@@ -3,6 +3,10 @@
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
+use utoipa::{
+    openapi::{Array, ArrayBuilder, Ref},
+    ToSchema,
+};
 
 /// A stored category (`CATEGORIES` / `CATEGORY#<id16>`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -39,18 +43,39 @@ pub struct CategoryRecord {
 }
 
 /// The Category object of the API.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = Category)]
 pub struct CategoryView {
+    /// Id.
+    #[schema(schema_with = crate::openapi::id_string)]
     id: String,
+    /// Display name.
     name: String,
+    /// Unique URL slug.
     slug: String,
+    /// Description; may be empty.
     description: String,
+    /// Ascending order weight among siblings.
+    #[schema(value_type = i32)]
     sort_order: i64,
+    /// PUBLISHED, non-deleted articles carrying the category directly.
+    #[schema(minimum = 0)]
     article_count: i64,
+    /// Parent category; `null` for roots.
+    #[schema(schema_with = crate::openapi::id_string_or_null, required = true)]
     parent_id: Option<String>,
+    /// Subcategories, only in the tree (empty for leaves).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = children_schema)]
     children: Option<Vec<CategoryView>>,
+}
+
+fn children_schema() -> Array {
+    ArrayBuilder::new()
+        .description(Some("Subcategories, only in the tree form (empty for leaves)"))
+        .items(Ref::from_schema_name("Category"))
+        .build()
 }
 
 impl CategoryRecord {

@@ -1,7 +1,11 @@
 //! Handlers of /api/v1/tags (public) and /api/v1/admin/tags (administrators).
 
-use axum::extract::{Path, State};
+use axum::extract::{rejection::PathRejection, Path, State};
 use serde::Deserialize;
+use utoipa::{
+    openapi::{RefOr, Schema},
+    IntoParams, PartialSchema, ToSchema,
+};
 
 use crate::{
     articles::maintenance,
@@ -9,8 +13,9 @@ use crate::{
     context::AppContext,
     http::{
         extract::{JsonBody, PathId, QueryParams},
-        taxonomy::{TaxonomyError, TaxonomyOk},
+        taxonomy::{TaxonomyEnvelope, TaxonomyError, TaxonomyErrorEnvelope, TaxonomyOk},
     },
+    openapi::{IdParam, Null, BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED},
     taxonomy::fields,
 };
 
@@ -33,11 +38,23 @@ fn limit(raw: Option<i64>, default: Option<usize>) -> Result<Option<usize>, Taxo
 }
 
 /// Query of the tag list.
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
 pub struct ListQuery {
+    /// `article_count` (highest first, the default), `create_time` (newest first) or `name`
+    /// (ascending).
+    #[param(schema_with = order_schema)]
     order_by: Option<String>,
+    /// At most this many tags (default: all).
+    #[param(minimum = 1, maximum = 100)]
     limit: Option<i64>,
+}
+
+fn order_schema() -> utoipa::openapi::Object {
+    let about = "`article_count` (highest first, the default), `create_time` (newest first) or \
+        `name` (ascending)";
+    crate::openapi::string_enum(about, ["article_count", "create_time", "name"])
 }
 
 async fn sorted(
@@ -50,7 +67,21 @@ async fn sorted(
     Ok(tags.iter().take(limit.unwrap_or(usize::MAX)).map(TagRecord::view).collect())
 }
 
-/// GET the base path: `orderBy` article_count (default) | create_time | name, `limit` 1-100.
+/// Tags by article count (default), creation time or name.
+#[utoipa::path(
+    get,
+    path = "",
+    operation_id = "listTags",
+    tag = "tags",
+    params(ListQuery),
+    responses(
+        (status = 200, description = "Tags in the requested order",
+            body = TaxonomyEnvelope<Vec<TagView>>),
+        (status = 400, description = "`orderBy` is not one of the three, or `limit` is outside \
+            1-100", body = TaxonomyErrorEnvelope),
+        (status = 500, description = INTERNAL, body = TaxonomyErrorEnvelope),
+    )
+)]
 pub async fn list(
     State(ctx): State<AppContext>,
     QueryParams(query, ..): QueryParams<ListQuery, TaxonomyError>,
@@ -69,12 +100,28 @@ pub async fn list(
 }
 
 /// Query of the hot tags.
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct HotQuery {
+    /// At most this many tags (default 10).
+    #[param(minimum = 1, maximum = 100)]
     limit: Option<i64>,
 }
 
-/// GET /hot: highest article count first, `limit` default 10.
+/// The tags with the most articles (10 by default).
+#[utoipa::path(
+    get,
+    path = "/hot",
+    operation_id = "hotTags",
+    tag = "tags",
+    params(HotQuery),
+    responses(
+        (status = 200, description = "Tags by article count, highest first",
+            body = TaxonomyEnvelope<Vec<TagView>>),
+        (status = 400, description = "`limit` is outside 1-100", body = TaxonomyErrorEnvelope),
+        (status = 500, description = INTERNAL, body = TaxonomyErrorEnvelope),
+    )
+)]
 pub async fn hot(
     State(ctx): State<AppContext>,
     QueryParams(query, ..): QueryParams<HotQuery, TaxonomyError>,
@@ -82,25 +129,59 @@ pub async fn hot(
     Ok(TaxonomyOk(sorted(&ctx, TagOrder::ArticleCount, limit(query.limit, Some(10))?).await?))
 }
 
-/// GET /slug/{slug}.
+/// The tag with a slug.
+#[utoipa::path(
+    get,
+    path = "/slug/{slug}",
+    operation_id = "tagBySlug",
+    tag = "tags",
+    params(("slug" = String, Path, min_length = 1, description = "The tag's slug")),
+    responses(
+        (status = 200, description = "The tag", body = TaxonomyEnvelope<TagView>),
+        (status = 404, description = "No tag has this slug", body = TaxonomyErrorEnvelope),
+        (status = 500, description = INTERNAL, body = TaxonomyErrorEnvelope),
+    )
+)]
 pub async fn by_slug(
     State(ctx): State<AppContext>,
-    Path(slug): Path<String>,
+    slug: Result<Path<String>, PathRejection>,
 ) -> Result<TaxonomyOk<TagView>, TaxonomyError> {
-    let found = match fields::slug(&slug) {
-        Ok(slug) => repo::find_by_slug(ctx.table.as_ref(), &slug).await?,
-        Err(_) => None,
+    // A segment that does not decode to UTF-8 names no slug either.
+    let found = match slug.map(|Path(slug)| fields::slug(&slug)) {
+        Ok(Ok(slug)) => repo::find_by_slug(ctx.table.as_ref(), &slug).await?,
+        _ => None,
     };
     found.map(|t| TaxonomyOk(t.view())).ok_or_else(|| TaxonomyError::NotFound(MISSING.into()))
 }
 
-/// Body of create (name and slug required) and update (all optional).
-#[derive(Deserialize)]
+/// Body of update: absent fields keep their value.
+#[derive(Deserialize, ToSchema)]
+#[schema(as = TagUpdate, examples(json!({"name": "Web", "slug": "web", "color": "#1E90FF"})))]
 pub struct TagInput {
+    /// 1-30 characters once trimmed.
+    #[schema(min_length = 1, max_length = 30, pattern = "\\S")]
     name: Option<String>,
+    /// Unique: 1-50 of `a-z`, `0-9` and `-`.
+    #[schema(pattern = "^[a-z0-9-]{1,50}$")]
     slug: Option<String>,
+    /// Colour `#RRGGBB` (`#6C757D` when a tag is created without one).
+    #[schema(pattern = "^#[0-9A-Fa-f]{6}$")]
     color: Option<String>,
 }
+
+/// Body of create: the fields of [`TagInput`], `name` and `slug` required.
+#[derive(Deserialize)]
+#[serde(transparent)]
+pub struct NewTag(TagInput);
+
+impl PartialSchema for NewTag {
+    fn schema() -> RefOr<Schema> {
+        let about = "Body of create: `name` and `slug` required; `color` defaults to `#6C757D`.";
+        crate::openapi::with_required(TagInput::schema(), &["name", "slug"], about)
+    }
+}
+
+impl ToSchema for NewTag {}
 
 impl TagInput {
     fn apply(&self, tag: &mut TagRecord) -> Result<(), TaxonomyError> {
@@ -134,11 +215,28 @@ fn write_error(error: WriteError) -> TaxonomyError {
     }
 }
 
-/// POST /api/v1/admin/tags.
+/// Creates a tag (administrators).
+#[utoipa::path(
+    post,
+    path = "",
+    operation_id = "createTag",
+    tag = "tags",
+    security(("bearerAuth" = [])),
+    request_body = NewTag,
+    responses(
+        (status = 200, description = "The new tag", body = TaxonomyEnvelope<TagView>),
+        (status = 400, description = "A field is missing or breaks its rule",
+            body = TaxonomyErrorEnvelope),
+        (status = 401, description = UNAUTHORIZED, body = TaxonomyErrorEnvelope),
+        (status = 403, description = FORBIDDEN, body = TaxonomyErrorEnvelope),
+        (status = 409, description = "The slug is taken", body = TaxonomyErrorEnvelope),
+        (status = 500, description = INTERNAL, body = TaxonomyErrorEnvelope),
+    )
+)]
 pub async fn create(
     State(ctx): State<AppContext>,
     _admin: Admin,
-    JsonBody(input, ..): Body<TagInput>,
+    JsonBody(NewTag(input), ..): Body<NewTag>,
 ) -> Result<TaxonomyOk<TagView>, TaxonomyError> {
     if input.name.is_none() || input.slug.is_none() {
         return Err(TaxonomyError::Param("name and slug are required".into()));
@@ -160,7 +258,26 @@ pub async fn create(
     Ok(TaxonomyOk(tag.view()))
 }
 
-/// PUT /api/v1/admin/tags/{id}.
+/// Changes a tag (administrators); the articles carrying it follow.
+#[utoipa::path(
+    put,
+    path = "/{id}",
+    operation_id = "updateTag",
+    tag = "tags",
+    security(("bearerAuth" = [])),
+    params(IdParam),
+    request_body = TagInput,
+    responses(
+        (status = 200, description = "The updated tag", body = TaxonomyEnvelope<TagView>),
+        (status = 400, description = "A bad id or a field that breaks its rule",
+            body = TaxonomyErrorEnvelope),
+        (status = 401, description = UNAUTHORIZED, body = TaxonomyErrorEnvelope),
+        (status = 403, description = FORBIDDEN, body = TaxonomyErrorEnvelope),
+        (status = 404, description = "No such tag", body = TaxonomyErrorEnvelope),
+        (status = 409, description = "The slug is taken", body = TaxonomyErrorEnvelope),
+        (status = 500, description = INTERNAL, body = TaxonomyErrorEnvelope),
+    )
+)]
 pub async fn update(
     State(ctx): State<AppContext>,
     _admin: Admin,
@@ -180,8 +297,25 @@ pub async fn update(
     Ok(TaxonomyOk(after.view()))
 }
 
-/// DELETE /api/v1/admin/tags/{id}: removes the tag from every article carrying it, then the
-/// tag itself.
+/// Deletes a tag (administrators), removing it from every article first.
+#[utoipa::path(
+    delete,
+    path = "/{id}",
+    operation_id = "deleteTag",
+    tag = "tags",
+    security(("bearerAuth" = [])),
+    params(IdParam),
+    responses(
+        (status = 200, description = "Deleted", body = TaxonomyEnvelope<Null>),
+        (status = 400, description = BAD_ID, body = TaxonomyErrorEnvelope),
+        (status = 401, description = UNAUTHORIZED, body = TaxonomyErrorEnvelope),
+        (status = 403, description = FORBIDDEN, body = TaxonomyErrorEnvelope),
+        (status = 404, description = "No such tag", body = TaxonomyErrorEnvelope),
+        (status = 409, description = "The tag was given to an article meanwhile, retry",
+            body = TaxonomyErrorEnvelope),
+        (status = 500, description = INTERNAL, body = TaxonomyErrorEnvelope),
+    )
+)]
 pub async fn delete(
     State(ctx): State<AppContext>,
     _admin: Admin,

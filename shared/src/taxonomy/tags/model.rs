@@ -1,6 +1,7 @@
 //! Tag records, the shape the API answers with, and the list orders.
 
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 /// Colour of a tag created without one.
 pub const DEFAULT_COLOR: &str = "#6C757D";
@@ -30,13 +31,22 @@ pub struct TagRecord {
 }
 
 /// The Tag object of the API.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = Tag)]
 pub struct TagView {
+    /// Id.
+    #[schema(schema_with = crate::openapi::id_string)]
     id: String,
+    /// Display name.
     name: String,
+    /// Unique URL slug.
     slug: String,
+    /// Colour `#RRGGBB`.
+    #[schema(pattern = "^#[0-9A-Fa-f]{6}$")]
     color: String,
+    /// PUBLISHED, non-deleted articles carrying the tag.
+    #[schema(minimum = 0)]
     article_count: i64,
 }
 

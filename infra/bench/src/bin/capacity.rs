@@ -1,5 +1,6 @@
-//! `capacity`: DynamoDB calls and consumed capacity per endpoint, on DynamoDB Local, at several
-//! numbers of published articles. `make bench` runs it inside `with-emulators.sh`:
+//! `capacity`: DynamoDB calls and consumed capacity, SQS sends and embeddings per endpoint, on
+//! DynamoDB Local and moto, at several numbers of published articles. `make bench` runs it
+//! inside `with-emulators.sh`:
 //!
 //! ```text
 //! capacity --articles 1000,10000 --out docs/performance.md
@@ -9,21 +10,15 @@
 //! `store::save`), then every endpoint measured through the gateway's router; a Markdown table
 //! per size goes to stdout and, with `--out`, into its section of that file.
 
-mod corpus;
-mod harness;
-mod measure;
-mod report;
-mod seed;
-
 use std::{path::PathBuf, time::Instant};
 
 use anyhow::{Context, Result};
+use bench::{corpus::Corpus, doc, harness::Harness, measure, report, report::SizeReport, seed};
+use blog_shared::ports::events::sqs::SqsQueue;
 use clap::Parser;
 
-use crate::{corpus::Corpus, harness::Harness, report::SizeReport};
-
 /// The command documented as the origin of the figures.
-const COMMAND: &str = "make bench";
+const COMMAND: &str = "make bench-capacity";
 
 /// DynamoDB calls and capacity per endpoint at several corpus sizes.
 #[derive(Parser)]
@@ -40,6 +35,9 @@ struct Args {
     /// DynamoDB Local endpoint (`with-emulators.sh` exports it).
     #[arg(long, env = "BLOG_TEST_DYNAMODB_ENDPOINT")]
     endpoint: String,
+    /// SQS endpoint of moto (`with-emulators.sh` exports it).
+    #[arg(long, env = "BLOG_TEST_SQS_ENDPOINT")]
+    sqs_endpoint: String,
 }
 
 #[tokio::main]
@@ -53,7 +51,7 @@ async fn main() -> Result<()> {
             .with_context(|| format!("benchmark at {articles} articles"))?;
         println!(
             "\n### {} published articles (seeded in {:.1} s)\n\n{}",
-            report::thousands(articles),
+            doc::thousands(articles),
             report.seeding.as_secs_f64(),
             report::table(&report.measurements)
         );
@@ -62,7 +60,7 @@ async fn main() -> Result<()> {
     let total = started.elapsed();
     println!("Total bench time: {:.1} s", total.as_secs_f64());
     if let Some(out) = &args.out {
-        report::write_section(out, &report::section(&reports, COMMAND, total))?;
+        doc::write_section(out, "capacity", &report::section(&reports, COMMAND, total))?;
         println!("Wrote the tables to {}", out.display());
     }
     Ok(())
@@ -72,7 +70,9 @@ async fn main() -> Result<()> {
 async fn measure_size(args: &Args, articles: usize) -> Result<SizeReport> {
     let corpus = Corpus::generate(articles);
     let stamp = chrono::Utc::now().format("%Y%m%d%H%M%S%3f");
-    let harness = Harness::new(&args.endpoint, &format!("bench-{articles}-{stamp}")).await?;
+    let name = format!("bench-{articles}-{stamp}");
+    let sqs = SqsQueue::connect_for_tests(&args.sqs_endpoint, &name).await?;
+    let harness = Harness::dynamodb(&args.endpoint, &name, sqs).await?;
     let (token, admin_id) = harness.admin_login().await?;
     eprintln!("Seeding {articles} articles...");
     let seeder = seed::Seeder { token: &token, author: admin_id, concurrency: args.concurrency };

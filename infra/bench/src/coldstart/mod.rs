@@ -1,0 +1,117 @@
+//! Cold start of every Lambda function's release `bootstrap` against a hello-world lambda_http
+//! function built the same way: exec → first poll of the Runtime API and exec → first answer
+//! (medians of several runs, interleaved so every binary sees the same machine), the peak RSS
+//! after a few invocations, and the size of each binary.
+
+pub mod fixtures;
+pub mod report;
+pub mod run;
+pub mod runtime;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use axum::body::Bytes;
+
+use self::{run::Run, runtime::RuntimeApi};
+
+/// What a function's answers must look like.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// An API Gateway payload 2.0 response with status 200.
+    Http200,
+    /// An SQS batch response (`batchItemFailures`).
+    SqsBatch,
+}
+
+/// One binary under measurement.
+pub struct Subject {
+    /// Binary (and Lambda function) name.
+    pub name: String,
+    /// Its `bootstrap`.
+    pub bootstrap: PathBuf,
+    /// The event file it is invoked with (relative to the repository), and the event itself.
+    pub event_file: String,
+    pub event: Bytes,
+    /// Its environment.
+    pub env: Vec<(String, String)>,
+    /// What its answers must look like.
+    pub answer: Answer,
+    /// Whether it links the S3 SDK (the 10 MB size target excludes those).
+    pub with_s3: bool,
+}
+
+/// Everything measured for one subject.
+pub struct Outcome {
+    pub name: String,
+    pub event_file: String,
+    pub with_s3: bool,
+    pub size_bytes: u64,
+    pub runs: Vec<Run>,
+}
+
+/// How many times, with how many invocations each.
+#[derive(Clone, Copy, Debug)]
+pub struct Plan {
+    /// Measured rounds (every subject once per round); one unmeasured warm-up round precedes.
+    pub rounds: usize,
+    /// Invocations per run (the first is the cold one; the peak RSS is read after the last).
+    pub invocations: usize,
+}
+
+/// Runs every subject `plan.rounds` times, round-robin, after a warm-up round.
+pub async fn measure(subjects: &[Subject], plan: Plan, logs: &Path) -> Result<Vec<Outcome>> {
+    let api = RuntimeApi::start().await?;
+    let mut outcomes: Vec<Outcome> = subjects
+        .iter()
+        .map(|s| {
+            let size_bytes = std::fs::metadata(&s.bootstrap)
+                .with_context(|| format!("{} missing", s.bootstrap.display()))?
+                .len();
+            Ok(Outcome {
+                name: s.name.clone(),
+                event_file: s.event_file.clone(),
+                with_s3: s.with_s3,
+                size_bytes,
+                runs: Vec::with_capacity(plan.rounds),
+            })
+        })
+        .collect::<Result<_>>()?;
+    for round in 0..=plan.rounds {
+        for (subject, outcome) in subjects.iter().zip(&mut outcomes) {
+            let mut env = subject.env.clone();
+            env.push(("AWS_LAMBDA_RUNTIME_API".into(), api.address()));
+            let log = logs.join(format!("{}.log", subject.name));
+            let run =
+                run::once(&api, &subject.bootstrap, &env, &subject.event, plan.invocations, &log)
+                    .await
+                    .with_context(|| format!("{} (round {round})", subject.name))?;
+            for answer in &run.answers {
+                check(subject, answer)?;
+            }
+            if round > 0 {
+                outcome.runs.push(run);
+            }
+        }
+        eprintln!(
+            "  round {round} of {} done{}",
+            plan.rounds,
+            if round == 0 { " (warm-up)" } else { "" }
+        );
+    }
+    Ok(outcomes)
+}
+
+/// Fails unless `answer` is what the subject must answer.
+fn check(subject: &Subject, answer: &Bytes) -> Result<()> {
+    let json: serde_json::Value = serde_json::from_slice(answer)
+        .with_context(|| format!("{} answered non-JSON: {answer:?}", subject.name))?;
+    let ok = match subject.answer {
+        Answer::Http200 => json["statusCode"] == 200,
+        Answer::SqsBatch => json["batchItemFailures"].is_array(),
+    };
+    if !ok {
+        bail!("{} answered {json} to {}", subject.name, subject.event_file);
+    }
+    Ok(())
+}

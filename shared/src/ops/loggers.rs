@@ -1,0 +1,117 @@
+//! `GET /actuator/loggers`, `GET /actuator/loggers/{name}` and `POST /actuator/loggers/{name}`:
+//! levels set here are stored in the table and reach every running instance within its refresh
+//! interval (30 s by default); this instance applies them at once.
+
+use axum::{extract::State, http::StatusCode, Json};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use super::LoggerPath;
+use crate::{
+    context::AppContext,
+    http::{extract::JsonBody, ops::OpsError},
+    telemetry::levels::{Level, LoggerLevels, LoggerName, ROOT},
+};
+
+/// Body of a level change; a missing or null `configuredLevel` removes the override.
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LevelChange {
+    /// TRACE, DEBUG, INFO, WARN, ERROR or OFF (any case); `null` removes the override.
+    #[serde(rename = "configuredLevel")]
+    #[schema(
+        nullable,
+        pattern = "^(TRACE|DEBUG|INFO|WARN|ERROR|OFF|trace|debug|info|warn|error|off)$"
+    )]
+    configured_level: Option<String>,
+}
+
+/// Descriptions shared by the logger operations.
+const BAD_NAME: &str = "The name is not 1-200 letters, digits, `_`, `-`, `.`, `:` without empty \
+    segments, or the level is not one of the six";
+
+fn document(levels: LoggerLevels) -> Value {
+    json!({
+        "configuredLevel": levels.configured.map(Level::name),
+        "effectiveLevel": levels.effective.name(),
+    })
+}
+
+/// Every level name, ROOT and every logger with an override.
+#[utoipa::path(
+    get,
+    path = "/loggers",
+    operation_id = "loggers",
+    tag = "ops",
+    security((), ("actuatorToken" = [])),
+    responses(
+        (status = 200, description = "`{levels, loggers: {<name>: {configuredLevel, effectiveLevel}}}`",
+            body = utoipa::openapi::Object),
+        (status = 401, description = super::TOKEN_REQUIRED, body = crate::http::ops::OpsErrorBody),
+    )
+)]
+pub async fn all(State(ctx): State<AppContext>) -> Result<Json<Value>, OpsError> {
+    let levels = &ctx.telemetry.levels;
+    levels.refresh(ctx.table.as_ref()).await?;
+    let root = LoggerName::parse(ROOT).map_err(OpsError::Invalid)?;
+    let mut loggers = Map::new();
+    loggers.insert(ROOT.into(), document(levels.levels_of(&root)));
+    for (name, logger) in levels.configured() {
+        loggers.insert(name.as_str().to_string(), document(logger));
+    }
+    let names: Vec<&str> = Level::ALL.iter().map(|level| level.name()).collect();
+    Ok(Json(json!({ "levels": names, "loggers": loggers })))
+}
+
+/// Configured and effective level of one logger, with the overrides read from the table.
+#[utoipa::path(
+    get,
+    path = "/loggers/{name}",
+    operation_id = "logger",
+    tag = "ops",
+    params(("name" = String, Path, description = "`ROOT` or a tracing target, `::` or `.` separated")),
+    security((), ("actuatorToken" = [])),
+    responses(
+        (status = 200, description = "`{configuredLevel, effectiveLevel}`", body = utoipa::openapi::Object),
+        (status = 400, description = BAD_NAME, body = crate::http::ops::OpsErrorBody),
+        (status = 401, description = super::TOKEN_REQUIRED, body = crate::http::ops::OpsErrorBody),
+    )
+)]
+pub async fn one(
+    State(ctx): State<AppContext>,
+    LoggerPath(name): LoggerPath,
+) -> Result<Json<Value>, OpsError> {
+    let levels = &ctx.telemetry.levels;
+    levels.refresh(ctx.table.as_ref()).await?;
+    Ok(Json(document(levels.levels_of(&name))))
+}
+
+/// Sets or removes a logger's level in every instance; 204.
+#[utoipa::path(
+    post,
+    path = "/loggers/{name}",
+    operation_id = "setLoggerLevel",
+    tag = "ops",
+    params(("name" = String, Path, description = "`ROOT` or a tracing target, `::` or `.` separated")),
+    request_body = LevelChange,
+    security((), ("actuatorToken" = [])),
+    responses(
+        (status = 204, description = "Stored; every running instance applies it within 60 s"),
+        (status = 400, description = BAD_NAME, body = crate::http::ops::OpsErrorBody),
+        (status = 401, description = super::TOKEN_REQUIRED, body = crate::http::ops::OpsErrorBody),
+    )
+)]
+pub async fn configure(
+    State(ctx): State<AppContext>,
+    LoggerPath(name): LoggerPath,
+    JsonBody(change, _): JsonBody<LevelChange, OpsError>,
+) -> Result<StatusCode, OpsError> {
+    let level = change
+        .configured_level
+        .map(|raw| raw.parse::<Level>())
+        .transpose()
+        .map_err(OpsError::Invalid)?;
+    ctx.telemetry.levels.configure(ctx.table.as_ref(), &name, level).await?;
+    tracing::info!(logger = name.as_str(), level = ?level, "logger level changed");
+    Ok(StatusCode::NO_CONTENT)
+}

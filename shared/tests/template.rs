@@ -1,0 +1,151 @@
+//! The SAM template agrees with the code: every HTTP API route has a sample event under
+//! `events/` and every sample's route is in the template (the replay test runs the samples
+//! through the routers), every function's package is a binary of the workspace, and the
+//! CloudWatch dashboard charts only metrics the functions' Embedded Metric Format lines define.
+
+use std::{
+    collections::BTreeSet,
+    path::{Path, PathBuf},
+    time::Duration,
+};
+
+use blog_shared::telemetry::emf;
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn template() -> String {
+    std::fs::read_to_string(root().join("template.yaml")).expect("template.yaml")
+}
+
+/// The value of `key:` on a line, when the line holds that key.
+fn value_of<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    line.trim().strip_prefix(key)?.strip_prefix(':').map(|v| v.trim().trim_matches('"'))
+}
+
+/// `METHOD /path` of every HttpApi event with a path, and whether an event without one (the
+/// `$default` route) exists.
+fn template_routes(template: &str) -> (BTreeSet<String>, bool) {
+    let lines: Vec<&str> = template.lines().collect();
+    let mut routes = BTreeSet::new();
+    let mut default_route = false;
+    for (i, line) in lines.iter().enumerate() {
+        if value_of(line, "Type") != Some("HttpApi") {
+            continue;
+        }
+        let indent = line.len() - line.trim_start().len();
+        let event: Vec<&str> = lines[i + 1..]
+            .iter()
+            .take_while(|l| l.trim().is_empty() || l.len() - l.trim_start().len() >= indent)
+            .copied()
+            .collect();
+        let method = event.iter().find_map(|l| value_of(l, "Method"));
+        let path = event.iter().find_map(|l| value_of(l, "Path"));
+        match (method, path) {
+            (Some(method), Some(path)) => {
+                routes.insert(format!("{} {path}", method.to_uppercase()));
+            }
+            (None, None) => default_route = true,
+            other => panic!("an HttpApi event with only one of Method and Path: {other:?}"),
+        }
+    }
+    (routes, default_route)
+}
+
+/// `routeKey` of every API Gateway sample event (the worker's are SQS and schedule events).
+fn sample_routes() -> BTreeSet<String> {
+    let mut routes = BTreeSet::new();
+    for area in std::fs::read_dir(root().join("events")).unwrap() {
+        let area = area.unwrap().path();
+        if !area.is_dir() || area.ends_with("worker") {
+            continue;
+        }
+        for file in std::fs::read_dir(&area).unwrap() {
+            let file = file.unwrap().path();
+            let event: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap())
+                .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            let key = event["routeKey"].as_str().expect("routeKey").to_string();
+            assert_eq!(event["requestContext"]["routeKey"], key.as_str(), "{}", file.display());
+            routes.insert(key);
+        }
+    }
+    routes
+}
+
+#[test]
+fn every_route_of_the_template_has_a_sample_event_and_every_sample_a_route() {
+    let (routes, default_route) = template_routes(&template());
+    assert!(default_route, "the $default route sends unmatched paths to a function");
+    let samples = sample_routes();
+    let without_sample: Vec<_> = routes.difference(&samples).collect();
+    assert!(without_sample.is_empty(), "template routes without a sample: {without_sample:?}");
+    let unrouted: Vec<_> =
+        samples.iter().filter(|s| *s != "$default" && !routes.contains(*s)).collect();
+    assert!(unrouted.is_empty(), "samples of routes the template lacks: {unrouted:?}");
+}
+
+#[test]
+fn every_function_deploys_a_package_of_a_workspace_binary() {
+    let template = template();
+    let packages: Vec<&str> = template
+        .lines()
+        .filter_map(|line| value_of(line, "CodeUri"))
+        .map(|uri| {
+            let binary = uri.strip_prefix("target/lambda/deploy/").expect("a staged package");
+            binary.trim_end_matches('/')
+        })
+        .collect();
+    let build = std::fs::read_to_string(root().join("infra/package/build.sh")).unwrap();
+    let built = build.lines().find_map(|l| l.strip_prefix("ALL_FUNCTIONS=")).unwrap();
+    let built: BTreeSet<&str> = built.trim_matches('"').split(' ').collect();
+    assert_eq!(packages.iter().copied().collect::<BTreeSet<_>>(), built, "template vs build.sh");
+    assert_eq!(packages.len(), built.len(), "one function per package");
+    for binary in packages {
+        let manifest = root().join("functions").join(binary).join("Cargo.toml");
+        let manifest = std::fs::read_to_string(&manifest).expect(binary);
+        assert!(manifest.contains(&format!("name = \"{binary}\"")), "{binary}");
+    }
+}
+
+/// Metric names the EMF lines of an HTTP function and of the worker declare.
+fn emf_metrics() -> BTreeSet<String> {
+    let lines = [
+        emf::request_line("auth", "GET", "/x", 500, Duration::from_millis(3), true),
+        emf::worker_line("worker", 1, 1, true),
+    ];
+    let mut names = BTreeSet::new();
+    for line in lines {
+        let document: Value = serde_json::from_str(&line).unwrap();
+        let directive = &document["_aws"]["CloudWatchMetrics"][0];
+        assert_eq!(directive["Namespace"], emf::NAMESPACE);
+        assert_eq!(directive["Dimensions"], serde_json::json!([["function"]]));
+        for metric in directive["Metrics"].as_array().unwrap() {
+            names.insert(metric["Name"].as_str().unwrap().to_string());
+        }
+    }
+    names
+}
+
+#[test]
+fn the_dashboard_charts_only_metrics_the_functions_emit() {
+    let template = template();
+    let body = &template[template.find("DashboardBody").expect("a dashboard")..];
+    let mut charted = BTreeSet::new();
+    for (marker, end) in [("MetricName=\\\"", '\\'), ("[\"Blog\", \"", '"')] {
+        for (at, _) in body.match_indices(marker) {
+            let name: String =
+                body[at + marker.len()..].chars().take_while(|c| *c != end).collect();
+            if marker.starts_with('[') || body[..at].ends_with("{Blog,function} ") {
+                charted.insert(name);
+            }
+        }
+    }
+    let emitted = emf_metrics();
+    for name in ["requests", "errors", "latency", "coldStart", "eventsProcessed", "eventsFailed"] {
+        assert!(charted.contains(name), "the dashboard charts {name}: {charted:?}");
+    }
+    let unknown: Vec<_> = charted.difference(&emitted).collect();
+    assert!(unknown.is_empty(), "charted but never emitted: {unknown:?} (emitted: {emitted:?})");
+}
