@@ -126,7 +126,8 @@ class Check:
         bootstrap = LAMBDA_DIR / "x86_64" / function / "bootstrap"
         env = dict(self.env, AWS_LAMBDA_FUNCTION_NAME=function,
                    AWS_LAMBDA_RUNTIME_API=f"http://127.0.0.1:{self.port}/.rt/{function}")
-        log = open(ROOT / "target" / "lambda" / f"check-{function}.log", "w")
+        LAMBDA_DIR.mkdir(parents=True, exist_ok=True)
+        log = open(LAMBDA_DIR / f"check-{function}.log", "w")
         self.started[function] = time.monotonic()
         self.processes[function] = subprocess.Popen(
             [str(bootstrap)], env=env, stdout=log, stderr=subprocess.STDOUT)

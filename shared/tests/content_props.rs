@@ -231,8 +231,15 @@ fn in_context(snippet: impl Strategy<Value = String>) -> impl Strategy<Value = S
     (context, snippet).prop_map(|(context, snippet)| context.replace("{}", &snippet))
 }
 
+/// Cases per property: about a second for all of them in a debug build.
+const CASES: u32 = 400;
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: CASES,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn arbitrary_strings_render_safely(markdown in any::<String>()) {

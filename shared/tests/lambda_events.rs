@@ -113,6 +113,29 @@ async fn every_sample_event_is_answered_by_its_function(
     replay_taxonomy(&ctx, &mut values, tags::router, "tags", "TAG_ID").await;
     replay_articles(&ctx, &mut values).await;
     replay_files(&ctx, &mut values).await;
+    replay_ops(&ctx, &values).await;
+}
+
+/// Replays the ops function's events: every actuator route and the API description.
+async fn replay_ops(ctx: &AppContext, values: &HashMap<&str, String>) {
+    let ops_fn = lambda::service(blog_shared::ops::function_router, ctx.clone());
+    for name in ["index", "health", "liveness", "readiness", "info", "metrics", "prometheus"] {
+        let (status, body) = invoke(&ops_fn, event(&format!("ops/{name}.json"), values)).await;
+        assert_eq!(status, 200, "ops/{name}: {body}");
+    }
+    let (status, body) = invoke(&ops_fn, event("ops/metric.json", values)).await;
+    assert_eq!(status, 200, "ops/metric: {body}");
+    assert!(body["measurements"][0]["value"].as_f64().unwrap() > 0.0, "earlier replays: {body}");
+    let (status, body) = invoke(&ops_fn, event("ops/set-logger.json", values)).await;
+    assert_eq!(status, 204, "ops/set-logger: {body}");
+    let (status, body) = invoke(&ops_fn, event("ops/logger.json", values)).await;
+    assert_eq!((status, &body["configuredLevel"]), (200, &Value::from("DEBUG")), "{body}");
+    let (status, body) = invoke(&ops_fn, event("ops/loggers.json", values)).await;
+    assert_eq!(status, 200, "ops/loggers: {body}");
+    let (status, body) = invoke(&ops_fn, event("ops/api-docs.json", values)).await;
+    assert_eq!((status, &body["openapi"]), (200, &Value::from("3.1.0")), "api-docs");
+    let (status, _) = invoke(&ops_fn, event("ops/unknown-route.json", values)).await;
+    assert_eq!(status, 404);
 }
 
 /// Replays the events of the two article functions in a meaningful order (create, update,

@@ -155,11 +155,13 @@ fn acknowledged(ledger: &Shared, what: &str, outcome: &Outcome) -> Option<Value>
 /// gateway goes away.
 async fn article_writer(client: Client, ledger: Shared, round: usize, writer: usize, taxa: Taxa) {
     for i in 0.. {
+        let tag_ids =
+            if i % 2 == 0 { taxa.tags.clone() } else { vec![taxa.tags[writer % 2].clone()] };
         let body = json!({
             "title": format!("Round {round} writer {writer} number {i}"),
             "content": format!("# Heading {i}\n\nSome *text* of round {round}."),
             "categoryId": taxa.categories[(writer + i) % taxa.categories.len()],
-            "tagIds": if i % 2 == 0 { taxa.tags.clone() } else { vec![taxa.tags[writer % 2].clone()] },
+            "tagIds": tag_ids,
         });
         let outcome = client.send("POST", "/api/v1/admin/articles", Some(body)).await;
         let Some(id) = acknowledged(&ledger, "create", &outcome) else { return };

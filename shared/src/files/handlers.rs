@@ -35,6 +35,14 @@ const STORAGE: &str = "The storage failed or none is configured (11006)";
 /// How often a write that lost a race is re-read and retried before giving up.
 const ATTEMPTS: usize = 8;
 
+/// Waits a random moment before the retry after lost race number `attempt` (0-based), up to
+/// twice as long each time (at most 128 ms), so that requests contending for one record or
+/// one stored-object marker spread out instead of colliding again (half a second in all at most).
+async fn back_off(attempt: usize) {
+    let bound = 4u64 << attempt.min(5);
+    tokio::time::sleep(Duration::from_millis(rand::random_range(0..=bound))).await;
+}
+
 fn blobs(ctx: &AppContext) -> Result<Arc<dyn Blobs>, FileError> {
     ctx.blobs
         .clone()
@@ -149,7 +157,7 @@ async fn instant(
         return Ok(None);
     };
     let table = ctx.table.as_ref();
-    for _ in 0..ATTEMPTS {
+    for attempt in 0..ATTEMPTS {
         let Some(object) = repo::find_object(table, md5, upload.file_size).await? else {
             return Ok(None);
         };
@@ -165,7 +173,7 @@ async fn instant(
                     instant: true,
                 }))
             }
-            Err(WriteError::Changed) => continue,
+            Err(WriteError::Changed) => back_off(attempt).await,
             Err(WriteError::Table(error)) => return Err(error.into()),
         }
     }
@@ -199,7 +207,7 @@ pub async fn confirm(
 ) -> Result<FileOk<()>, FileError> {
     let blobs = blobs(&ctx)?;
     let mut record = visible(&ctx, &caller, id).await?;
-    for _ in 0..ATTEMPTS {
+    for attempt in 0..ATTEMPTS {
         if record.upload_status == COMPLETED {
             return Ok(FileOk(()));
         }
@@ -207,7 +215,10 @@ pub async fn confirm(
         let now = crate::time::now_string();
         match repo::complete(ctx.table.as_ref(), &record, stored, &now).await {
             Ok(_) => return Ok(FileOk(())),
-            Err(WriteError::Changed) => record = visible(&ctx, &caller, id).await?,
+            Err(WriteError::Changed) => {
+                back_off(attempt).await;
+                record = visible(&ctx, &caller, id).await?;
+            }
             Err(other) => return Err(table_error(other)),
         }
     }
@@ -316,7 +327,7 @@ pub async fn delete(
 ) -> Result<FileOk<()>, FileError> {
     let blobs = blobs(&ctx)?;
     let table = ctx.table.as_ref();
-    for _ in 0..ATTEMPTS {
+    for attempt in 0..ATTEMPTS {
         let Some(record) = repo::find(table, id).await?.filter(|r| !r.deleted) else {
             return Ok(FileOk(()));
         };
@@ -332,7 +343,7 @@ pub async fn delete(
                 }
                 return Ok(FileOk(()));
             }
-            Err(WriteError::Changed) => continue,
+            Err(WriteError::Changed) => back_off(attempt).await,
             Err(other) => return Err(table_error(other)),
         }
     }

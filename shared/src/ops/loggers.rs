@@ -69,7 +69,8 @@ pub async fn all(State(ctx): State<AppContext>) -> Result<Json<Value>, OpsError>
     path = "/loggers/{name}",
     operation_id = "logger",
     tag = "ops",
-    params(("name" = String, Path, description = "`ROOT` or a tracing target, `::` or `.` separated")),
+    params(("name" = String, Path, description = "`ROOT` or a tracing target, `::` or `.` separated",
+        pattern = "^[A-Za-z0-9_-]+((::|[.:])[A-Za-z0-9_-]+)*$", max_length = 200)),
     security((), ("actuatorToken" = [])),
     responses(
         (status = 200, description = "`{configuredLevel, effectiveLevel}`", body = utoipa::openapi::Object),
@@ -92,7 +93,8 @@ pub async fn one(
     path = "/loggers/{name}",
     operation_id = "setLoggerLevel",
     tag = "ops",
-    params(("name" = String, Path, description = "`ROOT` or a tracing target, `::` or `.` separated")),
+    params(("name" = String, Path, description = "`ROOT` or a tracing target, `::` or `.` separated",
+        pattern = "^[A-Za-z0-9_-]+((::|[.:])[A-Za-z0-9_-]+)*$", max_length = 200)),
     request_body = LevelChange,
     security((), ("actuatorToken" = [])),
     responses(

@@ -46,6 +46,10 @@ struct Args {
     /// Seconds of warm-up per endpoint.
     #[arg(long, default_value_t = 3)]
     warmup: u64,
+    /// The gateway's data directory, kept afterwards for a closer look (default: a temporary
+    /// one). It must not hold data yet.
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
     /// Markdown file whose throughput section receives the table.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -62,6 +66,7 @@ async fn main() -> Result<()> {
         rounds: args.rounds,
         load: Load { connections: args.connections, duration: Duration::from_secs(args.seconds) },
         warmup: Duration::from_secs(args.warmup),
+        data_dir: args.data_dir,
     };
     let outcome = load::measure(&settings).await?;
     let section = report::section(&outcome, &settings, COMMAND);

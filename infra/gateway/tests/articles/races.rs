@@ -26,7 +26,9 @@ pub async fn concurrent_status_changes_of_one_article_keep_the_counters_exact(ap
     let category = taxonomy(&api, &admin, "categories", "Contended").await;
     let hot = taxonomy(&api, &admin, "tags", "Hot").await;
     let cold = taxonomy(&api, &admin, "tags", "Cold").await;
-    let body = json!({"title": "Contended", "content": "x", "categoryId": category, "tagIds": [hot, cold]});
+    let tags = [&hot, &cold];
+    let body =
+        json!({"title": "Contended", "content": "x", "categoryId": category, "tagIds": tags});
     let id = create(&api, &admin, body).await;
     let mut clients = vec![admin.clone()];
     for _ in 0..3 {

@@ -1,0 +1,208 @@
+//! Property tests of request parsing through the gateway's router, in-process on the embedded
+//! adapters: arbitrary bytes, arbitrary JSON and JSON shaped like each endpoint's body (its
+//! field names with values of any type and size), arbitrary query strings and path segments.
+//! Whatever comes in, the answer is never a 5xx and never a panic, and it is a JSON body in the
+//! envelope of the endpoint's area (or the gateway's JSON 404 for a path nothing serves).
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod routes;
+mod strategies;
+
+use axum::{body::Body, http::Request, Router};
+use http_body_util::BodyExt;
+use proptest::{
+    prelude::*,
+    test_runner::{Config, TestCaseError, TestRunner},
+};
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+use routes::{Caller::*, Endpoint, Family, Family::*, BODY_ROUTES, PATH_ROUTES, QUERY_ROUTES};
+use strategies::{body, content_type, encode, query, raw_value};
+use support::Api;
+
+/// The API with data to point at: accounts, a published article with a category and a tag, a
+/// pending file.
+struct Fixture {
+    api: Api,
+    router: Router,
+    admin: String,
+    user: String,
+    victim: String,
+    article: String,
+    category: String,
+    tag: String,
+    file: String,
+}
+
+impl Fixture {
+    async fn new() -> Fixture {
+        let api = Api::embedded().await;
+        let admin = api.admin_token().await;
+        let (_, user) = api.user("fuzzer").await;
+        let victim = api.register("victim").await.body["data"]["id"].to_string();
+        let mut ids = vec![];
+        for (kind, name) in [("categories", "fuzzed"), ("tags", "fuzzed")] {
+            let body = json!({"name": name, "slug": name});
+            let reply =
+                api.call("POST", &format!("/api/v1/admin/{kind}"), Some(&admin), Some(body)).await;
+            ids.push(reply.body["data"]["id"].as_str().unwrap().to_string());
+        }
+        let body =
+            json!({"title": "Target", "content": "x", "categoryId": ids[0], "tagIds": [ids[1]]});
+        let reply = api.call("POST", "/api/v1/admin/articles", Some(&admin), Some(body)).await;
+        let article = reply.body["data"].as_str().unwrap().to_string();
+        let publish = format!("/api/v1/admin/articles/{article}/publish");
+        assert_eq!(api.call("PUT", &publish, Some(&admin), None).await.status, 200);
+        let body = json!({"fileName": "a.png", "fileSize": 10, "fileType": "image/png"});
+        let reply = api.call("POST", "/api/v1/files/presigned", Some(&user), Some(body)).await;
+        let file = reply.body["data"]["fileId"].as_str().unwrap().to_string();
+        let router = local_gateway::app(api.ctx.clone());
+        let (category, tag) = (ids[0].clone(), ids[1].clone());
+        Fixture { api, router, admin, user, victim, article, category, tag, file }
+    }
+
+    /// The route's path with the fixture id of its area.
+    fn path(&self, route: &Endpoint) -> String {
+        let id = match route.path {
+            p if p.starts_with("/api/v1/users") => &self.victim,
+            p if p.contains("categories") => &self.category,
+            p if p.contains("tags") => &self.tag,
+            p if p.contains("files") => &self.file,
+            _ => &self.article,
+        };
+        route.path.replace("{id}", id)
+    }
+
+    async fn send(
+        &self,
+        route: &Endpoint,
+        uri: &str,
+        content_type: Option<&str>,
+        body: Vec<u8>,
+    ) -> Result<(), TestCaseError> {
+        let mut request = Request::builder().method(route.method).uri(uri);
+        let token = match route.caller {
+            Anonymous => None,
+            User => Some(&self.user),
+            Admin => Some(&self.admin),
+        };
+        if let Some(token) = token {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        if let Some(content_type) = content_type {
+            request = request.header("content-type", content_type);
+        }
+        let request =
+            request.body(Body::from(body)).map_err(|e| TestCaseError::reject(e.to_string()))?;
+        let response = self.router.clone().oneshot(request).await.expect("the router answers");
+        let status = response.status().as_u16();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        let text = String::from_utf8_lossy(&bytes);
+        let body: Value = serde_json::from_slice(&bytes)
+            .map_err(|_| TestCaseError::fail(format!("{status}, not JSON: {text}")))?;
+        envelope(route.family, status, &body).map_err(|why| {
+            TestCaseError::fail(format!("{} {uri} -> {status} {body}: {why}", route.method))
+        })
+    }
+}
+
+/// Checks an answer against its area's envelope: `Err` names what is wrong.
+fn envelope(family: Family, status: u16, body: &Value) -> Result<(), String> {
+    if status >= 500 {
+        return Err("a server error".into());
+    }
+    let message = body["message"].as_str().ok_or("no message")?;
+    if status == 404 && body == &json!({"code": 404, "message": "no such endpoint", "data": null}) {
+        return Ok(());
+    }
+    let code = &body["code"];
+    let ok = status == 200;
+    let well_formed = match family {
+        Account => *code == if ok { json!(0) } else { json!(status) },
+        Articles => {
+            *code == json!(status)
+                && (ok || body["errorCode"].as_str().is_some_and(|c| !c.is_empty()))
+        }
+        Taxonomy => *code == json!(status.to_string()),
+        Files => {
+            body["timestamp"].is_i64()
+                && if ok { *code == json!(0) } else { code.as_u64().is_some_and(|c| c >= 10001) }
+        }
+    };
+    if !well_formed {
+        return Err(format!("not the {family:?} envelope"));
+    }
+    if !ok && (message.is_empty() || !body["data"].is_null()) {
+        return Err("an error without a message or with data".into());
+    }
+    Ok(())
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
+}
+
+fn runner(cases: u32) -> TestRunner {
+    TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() })
+}
+
+#[test]
+fn any_json_body_gets_an_enveloped_answer_and_never_a_server_error() {
+    let rt = runtime();
+    let fixture = rt.block_on(Fixture::new());
+    let cases = (0..BODY_ROUTES.len())
+        .prop_flat_map(|i| (Just(i), body(BODY_ROUTES[i].names), content_type()));
+    let result = runner(600).run(&cases, |(i, body, content_type)| {
+        let route = &BODY_ROUTES[i];
+        rt.block_on(fixture.send(route, &fixture.path(route), content_type, body))
+    });
+    if let Err(failure) = result {
+        panic!("{failure}");
+    }
+    let still = rt.block_on(fixture.api.call("GET", "/api/v1/categories", None, None));
+    assert_eq!(still.status, 200, "the API still serves after the run");
+}
+
+#[test]
+fn any_query_string_gets_an_enveloped_answer_and_never_a_server_error() {
+    let rt = runtime();
+    let fixture = rt.block_on(Fixture::new());
+    let cases = (0..QUERY_ROUTES.len()).prop_flat_map(|i| (Just(i), query(QUERY_ROUTES[i].names)));
+    let result = runner(500).run(&cases, |(i, query)| {
+        let route = &QUERY_ROUTES[i];
+        let uri = format!("{}?{query}", fixture.path(route));
+        rt.block_on(fixture.send(route, &uri, None, Vec::new()))
+    });
+    if let Err(failure) = result {
+        panic!("{failure}");
+    }
+}
+
+#[test]
+fn any_path_segment_gets_an_enveloped_answer_and_never_a_server_error() {
+    let rt = runtime();
+    let fixture = rt.block_on(Fixture::new());
+    let cases = (0..PATH_ROUTES.len(), raw_value(), any::<bool>());
+    let result = runner(500).run(&cases, |(i, segment, encoded)| {
+        let route = &PATH_ROUTES[i];
+        // Raw segments only when they are valid in a URI as they stand.
+        let segment = match String::from_utf8(segment) {
+            Ok(text)
+                if !encoded
+                    && text.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~%".contains(&b)) =>
+            {
+                text
+            }
+            Ok(text) => encode(text.as_bytes()),
+            Err(bytes) => encode(bytes.as_bytes()),
+        };
+        let uri = route.path.replace("{id}", &segment);
+        rt.block_on(fixture.send(route, &uri, None, Vec::new()))
+    });
+    if let Err(failure) = result {
+        panic!("{failure}");
+    }
+}
