@@ -44,12 +44,12 @@ pub const PUBLISHED: &str = "PUB";
 
 /// gsi1 partition of a category's published articles.
 pub fn published_in_category(category_id: u64) -> String {
-    format!("PUBCAT#{category_id}")
+    crate::taxonomy::category_listing(category_id)
 }
 
 /// gsi1 partition of a tag's published articles.
 pub fn published_with_tag(tag_id: u64) -> String {
-    format!("PUBTAG#{tag_id}")
+    crate::taxonomy::tag_listing(tag_id)
 }
 
 /// gsi1 partition of a search token.

@@ -1,6 +1,7 @@
 //! Reads of articles: the detail (one Query: head and body share a partition), public pages
-//! (one listing Query plus one BatchGetItem for the exact total and, for filtered lists, the
-//! heads), keyword search through the token index, and the administration list.
+//! (one listing Query plus one more call: the statistics item with the exact total for the
+//! whole list, a BatchGetItem of the heads for a category or tag, whose own item heads its
+//! listing with the total), keyword search through the token index, and the administration list.
 
 use std::collections::{HashMap, HashSet};
 
@@ -109,36 +110,42 @@ pub async fn public_page(
             Ok(Found { heads, total: total.max(0) as u64 })
         }
         (None, Some(category), None) => {
-            let items =
-                first_n(table, listing(keys::published_in_category(category)), wanted).await?;
-            counted_page(
-                table,
-                &items[offset.min(items.len())..],
-                categories::repo::category_key(category),
-            )
-            .await
+            let query = listing(keys::published_in_category(category));
+            counted_page(table, query, offset, wanted, categories::repo::category_key(category))
+                .await
         }
         (None, None, Some(tag)) => {
-            let items = first_n(table, listing(keys::published_with_tag(tag)), wanted).await?;
-            counted_page(table, &items[offset.min(items.len())..], tags::repo::tag_key(tag)).await
+            let query = listing(keys::published_with_tag(tag));
+            counted_page(table, query, offset, wanted, tags::repo::tag_key(tag)).await
         }
         _ => filtered_page(table, filter, keyword, offset, size as usize).await,
     }
 }
 
-/// Heads of listing items plus a taxonomy item whose `articleCount` is the total, in one batch.
+/// A page of a category's or tag's listing partition: one Query, which the category or tag
+/// item heads (its `articleCount` is the total, see [`crate::taxonomy::LISTING_HEAD`]), then one
+/// BatchGetItem of the page's heads (at most 100: one call). A taxonomy item without the listing
+/// keys (written before they existed) is read in that batch instead.
 async fn counted_page(
     table: &dyn Table,
-    items: &[Item],
+    query: Query,
+    offset: usize,
+    wanted: usize,
     counter: Key,
 ) -> Result<Found, TableError> {
-    let ids: Vec<u64> = items.iter().filter_map(article_id).collect();
+    let mut items = first_n(table, query, wanted + 1).await?;
+    let headed = items.first().is_some_and(|first| Key::of(first).as_ref() == Some(&counter));
+    let head = if headed { Some(items.remove(0)) } else { None };
+    items.truncate(wanted);
+    let ids: Vec<u64> = items.iter().skip(offset).filter_map(article_id).collect();
     let mut keys: Vec<Key> = ids.iter().map(|id| keys::head(*id)).collect();
-    keys.push(counter.clone());
+    if head.is_none() {
+        keys.push(counter.clone());
+    }
     let fetched = get_all(table, &keys).await?;
     let mut total = 0;
     let mut heads: HashMap<u64, ArticleHead> = HashMap::new();
-    for item in fetched {
+    for item in head.into_iter().chain(fetched) {
         if Key::of(&item).as_ref() == Some(&counter) {
             total = number(&item, "articleCount").unwrap_or(0).max(0) as u64;
         } else {

@@ -6,7 +6,30 @@ mod fields;
 mod slugs;
 pub mod tags;
 
-use crate::ports::table::{Condition, Key, Update, Write};
+use crate::ports::table::{s, Condition, Index, Item, Key, Update, Write};
+
+/// gsi1 partition of a category's published articles (listing items written by the articles
+/// feature, sorted `<isTop>#<publishTime>#<id16>`).
+pub fn category_listing(category_id: u64) -> String {
+    format!("PUBCAT#{category_id}")
+}
+
+/// gsi1 partition of a tag's published articles.
+pub fn tag_listing(tag_id: u64) -> String {
+    format!("PUBTAG#{tag_id}")
+}
+
+/// gsi1 sort key of a category or tag item in its own listing partition: above every listing
+/// key, so a descending listing Query reads the item (and its `articleCount`) first, with the
+/// page, instead of in a further call.
+pub const LISTING_HEAD: &str = "~";
+
+/// Places a new category or tag item at the head of its listing partition.
+fn head_listing(item: &mut Item, partition: String) {
+    let (pk, sk) = Index::Gsi1.key_attributes();
+    item.insert(pk.into(), s(partition));
+    item.insert(sk.into(), s(LISTING_HEAD));
+}
 
 /// The write that moves a category's counters with an article change: `published` moves
 /// `articleCount` (PUBLISHED, non-deleted articles), `referenced` moves `refCount` (non-deleted

@@ -27,5 +27,6 @@ on_both_adapter_sets!(
     reads::the_public_detail_shows_published_and_archived_only,
     reads::every_field_has_its_spec_type,
     reads::reads_cost_what_the_data_model_says,
+    reads::a_full_page_of_a_category_or_tag_is_still_two_calls,
     reads::the_admin_list_shows_every_state_with_a_status_filter,
 );

@@ -240,6 +240,29 @@ pub async fn reads_cost_what_the_data_model_says(api: Api) {
     }
 }
 
+pub async fn a_full_page_of_a_category_or_tag_is_still_two_calls(api: Api) {
+    use futures::StreamExt;
+    let admin = api.admin_token().await;
+    let cat = taxonomy(&api, &admin, "categories", "Crowded").await;
+    let tag = taxonomy(&api, &admin, "tags", "Busy").await;
+    let body = |n: usize| json!({"title": format!("Crowd {n}"), "content": "x", "categoryId": cat, "tagIds": [tag]});
+    let publishes = futures::stream::iter(0..101).map(|n| published(&api, &admin, body(n)));
+    publishes.buffer_unordered(8).collect::<Vec<_>>().await;
+    let cases = [
+        (format!("categoryId={cat}&page=1&size=100"), 100),
+        (format!("tagId={tag}&page=1&size=100"), 100),
+        (format!("categoryId={cat}&page=2&size=100"), 1),
+    ];
+    for (query, records) in cases {
+        let path = format!("/api/v1/articles?{query}");
+        let (reply, counts) = api.calls_of(api.call("GET", &path, None, None)).await;
+        let page = assert_ok(&reply);
+        assert_eq!(counts.total(), 2, "{path}: {counts:?}");
+        assert_eq!(page["total"], json!(101), "{path}");
+        assert_eq!(page["records"].as_array().unwrap().len(), records, "{path}");
+    }
+}
+
 pub async fn the_admin_list_shows_every_state_with_a_status_filter(api: Api) {
     let admin = api.admin_token().await;
     let draft = create(&api, &admin, json!({"title": "Draft", "content": "x"})).await;
