@@ -15,11 +15,16 @@ fn main() {
         println!("cargo:rerun-if-env-changed={variable}");
     }
     if let Some(git_dir) = git(&["rev-parse", "--absolute-git-dir"]) {
-        println!("cargo:rerun-if-changed={git_dir}/HEAD");
-        if let Some(reference) = git(&["symbolic-ref", "-q", "HEAD"]) {
-            println!("cargo:rerun-if-changed={git_dir}/{reference}");
+        let reference = git(&["symbolic-ref", "-q", "HEAD"]);
+        // Only files that exist: Cargo reruns the script at every build for a missing one (a
+        // repository whose refs were never packed has no packed-refs), and every function
+        // would then recompile and relink.
+        let watched = ["HEAD".to_string(), "packed-refs".into()].into_iter().chain(reference);
+        for file in watched.map(|name| format!("{git_dir}/{name}")) {
+            if std::path::Path::new(&file).exists() {
+                println!("cargo:rerun-if-changed={file}");
+            }
         }
-        println!("cargo:rerun-if-changed={git_dir}/packed-refs");
     }
     let commit = std::env::var("BLOG_GIT_COMMIT")
         .ok()

@@ -111,7 +111,7 @@ pub struct Config {
     /// Running inside AWS Lambda (`AWS_LAMBDA_RUNTIME_API` set): work after a response must
     /// finish before the handler returns, as the environment is frozen afterwards.
     pub in_lambda: bool,
-    /// Log filter (tracing-subscriber EnvFilter syntax).
+    /// Log filter: `target=level` and bare `level` directives, comma-separated.
     pub log: String,
     /// Emit JSON log lines.
     pub log_json: bool,

@@ -2,7 +2,7 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex_lite::Regex;
 
 static SLUG: LazyLock<Regex> = LazyLock::new(|| Regex::new("^[a-z0-9-]{1,50}$").expect("regex"));
 static COLOR: LazyLock<Regex> = LazyLock::new(|| Regex::new("^#[0-9A-Fa-f]{6}$").expect("regex"));

@@ -240,7 +240,7 @@ impl LogLevels {
     }
 }
 
-/// The plain `target=level` and bare `level` directives of an EnvFilter string ("" = root).
+/// The `target=level` and bare `level` directives of a filter string ("" = root).
 fn parse_directives(filter: &str) -> Vec<(String, Level)> {
     filter
         .split(',')
@@ -327,5 +327,17 @@ mod tests {
         levels.state().overrides.insert(name("blog_shared.auth"), Level::Trace);
         assert_eq!(levels.directives(), "tower_http=debug,warn,blog_shared::auth=trace");
         assert_eq!(levels.levels_of(&name("anything")).effective, Level::Warn);
+    }
+
+    #[test]
+    fn the_filter_enables_what_the_directives_say() {
+        let filter = crate::telemetry::targets("tower_http=debug,warn,blog_shared::auth=trace")
+            .expect("directives the levels produce parse");
+        let enabled = |target: &str, level| filter.would_enable(target, &level);
+        assert!(enabled("blog_shared::auth::login", tracing::Level::TRACE));
+        assert!(!enabled("blog_shared::articles", tracing::Level::INFO));
+        assert!(enabled("tower_http::trace", tracing::Level::DEBUG));
+        assert!(enabled("anything", tracing::Level::WARN));
+        assert!(!enabled("anything", tracing::Level::INFO));
     }
 }

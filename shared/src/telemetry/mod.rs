@@ -19,7 +19,7 @@ use std::{
 };
 
 use tracing_subscriber::{
-    fmt, layer::SubscriberExt, reload, util::SubscriberInitExt, EnvFilter, Layer, Registry,
+    filter::Targets, fmt, layer::SubscriberExt, reload, util::SubscriberInitExt, Layer, Registry,
 };
 
 use crate::{
@@ -34,11 +34,18 @@ use self::{
     store::MetricsView,
 };
 
-static FILTER: OnceLock<reload::Handle<EnvFilter, Registry>> = OnceLock::new();
+static FILTER: OnceLock<reload::Handle<Targets, Registry>> = OnceLock::new();
+
+/// The filter of `directives` (`target=level` and bare `level`, comma-separated): tracing's
+/// `Targets`, which needs no regular-expression engine, unlike `EnvFilter`.
+fn targets(directives: &str) -> Result<Targets, tracing_subscriber::filter::ParseError> {
+    directives.parse()
+}
 
 /// Installs the global subscriber with a reloadable filter (a second call is a no-op).
 pub fn init(filter: &str, json: bool) {
-    let filter = EnvFilter::try_new(filter).unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter =
+        targets(filter).unwrap_or_else(|_| Targets::new().with_default(tracing::Level::INFO));
     let (filter, handle) = reload::Layer::new(filter);
     let output = if json {
         fmt::layer().json().flatten_event(true).without_time().with_target(true).boxed()
@@ -53,7 +60,7 @@ pub fn init(filter: &str, json: bool) {
 /// Replaces the filter of the global subscriber (when [`init`] installed it).
 pub(crate) fn apply_filter(directives: &str) {
     let Some(handle) = FILTER.get() else { return };
-    match EnvFilter::try_new(directives) {
+    match targets(directives) {
         Ok(filter) => {
             if let Err(error) = handle.reload(filter) {
                 tracing::warn!(%error, "log filter not replaced");

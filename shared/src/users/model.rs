@@ -2,7 +2,7 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex_lite::Regex;
 use serde::{Deserialize, Serialize};
 use utoipa::{
     openapi::{schema::SchemaType, Array, ArrayBuilder, Type},

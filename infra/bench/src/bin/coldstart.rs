@@ -28,7 +28,7 @@ const FUNCTIONS: &[(&str, &str, Answer, bool)] = &[
     ("articles", "articles/detail.json", Answer::Http200, false),
     ("admin-articles", "admin-articles/list.json", Answer::Http200, false),
     ("files", "files/presigned.json", Answer::Http200, true),
-    ("ops", "ops/liveness.json", Answer::Http200, false),
+    ("ops", "ops/liveness.json", Answer::Http200, true),
     ("worker", "worker/sqs-batch.json", Answer::SqsBatch, false),
 ];
 /// The baseline and its event.
