@@ -40,6 +40,9 @@ struct Args {
     /// Directory holding `<function>/bootstrap` (cargo-lambda's `--lambda-dir`).
     #[arg(long, default_value = "target/lambda/x86_64")]
     lambda_dir: PathBuf,
+    /// Directory holding the arm64 packages, whose sizes are reported too when present.
+    #[arg(long, default_value = "target/lambda/arm64")]
+    arm64_dir: PathBuf,
     /// Functions to measure (default: all), comma-separated.
     #[arg(long, value_delimiter = ',')]
     functions: Vec<String>,
@@ -130,6 +133,7 @@ async fn main() -> Result<()> {
         subjects.push(Subject {
             name: name.to_string(),
             bootstrap: args.lambda_dir.join(name).join("bootstrap"),
+            arm64_bootstrap: args.arm64_dir.join(name).join("bootstrap"),
             event_file: format!("events/{event_file}"),
             event: fixtures.event(&args.events_dir.join(event_file))?,
             env: environment(name, &args, &fixtures),

@@ -30,6 +30,9 @@ pub struct Subject {
     pub name: String,
     /// Its `bootstrap`.
     pub bootstrap: PathBuf,
+    /// Its arm64 `bootstrap` (the template's default architecture), sized only: this machine
+    /// cannot run it.
+    pub arm64_bootstrap: PathBuf,
     /// The event file it is invoked with (relative to the repository), and the event itself.
     pub event_file: String,
     pub event: Bytes,
@@ -47,6 +50,8 @@ pub struct Outcome {
     pub event_file: String,
     pub with_s3: bool,
     pub size_bytes: u64,
+    /// Size of the arm64 package, when built.
+    pub arm64_size_bytes: Option<u64>,
     pub runs: Vec<Run>,
 }
 
@@ -73,6 +78,7 @@ pub async fn measure(subjects: &[Subject], plan: Plan, logs: &Path) -> Result<Ve
                 event_file: s.event_file.clone(),
                 with_s3: s.with_s3,
                 size_bytes,
+                arm64_size_bytes: std::fs::metadata(&s.arm64_bootstrap).ok().map(|m| m.len()),
                 runs: Vec::with_capacity(plan.rounds),
             })
         })

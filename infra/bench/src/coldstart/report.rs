@@ -87,7 +87,7 @@ pub fn section(outcomes: &[Outcome], context: &Context) -> String {
         "",
     );
     text += "\n| function | event | exec → poll, ms | ratio | exec → answer, ms | ratio | peak RSS, MiB \
-             | size, MB | verdicts |\n|---|---|---:|---:|---:|---:|---:|---:|---|\n";
+             | size, MB | arm64 size, MB | verdicts |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
     for outcome in outcomes {
         let (poll, poll_min, poll_max) = spread(outcome, first_poll);
         let (answer, answer_min, answer_max) = spread(outcome, first_response);
@@ -96,10 +96,13 @@ pub fn section(outcomes: &[Outcome], context: &Context) -> String {
         let verdicts = if outcome.name == context.hello {
             "baseline".to_string()
         } else {
-            let size = if outcome.with_s3 {
-                "size: n/a (S3)".to_string()
-            } else {
-                format!("size: {}", verdict(outcome.size_bytes <= MAX_SIZE_BYTES))
+            let fits = |bytes: u64| verdict(bytes <= MAX_SIZE_BYTES);
+            let size = match (outcome.with_s3, outcome.arm64_size_bytes) {
+                (true, _) => "size: n/a (S3)".to_string(),
+                (false, None) => format!("size: {}", fits(outcome.size_bytes)),
+                (false, Some(arm64)) => {
+                    format!("size: {} arm64, {} x86_64", fits(arm64), fits(outcome.size_bytes))
+                }
             };
             format!(
                 "poll: {}, answer: {}, RSS: {}, {size}",
@@ -111,11 +114,12 @@ pub fn section(outcomes: &[Outcome], context: &Context) -> String {
         let _ = writeln!(
             text,
             "| `{}` | `{}` | {poll:.2} ({poll_min:.2}-{poll_max:.2}) | {poll_ratio:.2}× | \
-             {answer:.2} ({answer_min:.2}-{answer_max:.2}) | {answer_ratio:.2}× | {:.1} | {:.2} | {verdicts} |",
+             {answer:.2} ({answer_min:.2}-{answer_max:.2}) | {answer_ratio:.2}× | {:.1} | {:.2} | {} | {verdicts} |",
             outcome.name,
             outcome.event_file,
             rss as f64 / 1024.0,
             outcome.size_bytes as f64 / 1e6,
+            outcome.arm64_size_bytes.map_or("-".to_string(), |b| format!("{:.2}", b as f64 / 1e6)),
         );
     }
     text += "\n";
@@ -124,7 +128,8 @@ pub fn section(outcomes: &[Outcome], context: &Context) -> String {
             "Targets: exec → poll and exec → answer each at most {MAX_RATIO}× the hello world's; \
              peak RSS at most {} MiB (half of the 128 MB of the smallest Lambda size); stripped \
              size at most {} MB for the functions without S3 (the release profile strips \
-             symbols).",
+             symbols), on arm64 (the template's default architecture, `make package-arm64`) and \
+             on x86_64, each judged on its own.",
             MAX_RSS_KIB / 1024,
             MAX_SIZE_BYTES / 1_000_000
         ),
