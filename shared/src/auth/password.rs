@@ -1,6 +1,6 @@
 //! Argon2id password hashing (default parameters: 19 MiB, 2 passes), off the async threads.
 
-use std::sync::{LazyLock, Once};
+use std::sync::LazyLock;
 
 use argon2::{
     password_hash::{phc::PasswordHash, PasswordHasher, PasswordVerifier},
@@ -14,21 +14,17 @@ static DECOY: LazyLock<Option<String>> = LazyLock::new(|| hash_blocking("decoy-P
 /// Gives each hash's 19 MiB work area back to the system when the hash ends. glibc's default
 /// raises its mmap threshold to the size of the first large block freed, so later work areas
 /// come from the heap and stay resident: the auth function grew by 19 MiB per login up to
-/// 127 MiB. A fixed threshold (which also turns the adjustment off) keeps every block of 1 MiB
-/// or more in its own mapping, unmapped on free; the process stays near 50 MiB.
+/// 147 MiB. A fixed threshold (which also turns the adjustment off) keeps every block of 1 MiB
+/// or more in its own mapping, unmapped on free; the function stays under 30 MiB.
 fn return_work_areas_to_the_system() {
-    static SET: Once = Once::new();
-    SET.call_once(|| {
-        #[cfg(all(target_os = "linux", target_env = "gnu"))]
-        // SAFETY: mallopt only changes glibc's allocator parameters, under its own locks.
-        unsafe {
-            libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
-        }
-    });
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes glibc's allocator parameters, under its own locks.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+    }
 }
 
 fn hash_blocking(password: &str) -> anyhow::Result<String> {
-    return_work_areas_to_the_system();
     Argon2::default()
         .hash_password(password.as_bytes())
         .map(|hash| hash.to_string())
@@ -36,7 +32,6 @@ fn hash_blocking(password: &str) -> anyhow::Result<String> {
 }
 
 fn verify_blocking(password: &str, phc: &str) -> bool {
-    return_work_areas_to_the_system();
     PasswordHash::new(phc)
         .map(|parsed| Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok())
         .unwrap_or(false)
@@ -44,8 +39,10 @@ fn verify_blocking(password: &str, phc: &str) -> bool {
 
 /// Hashes running at once: one per core. Each holds a 19 MiB work area and keeps a core busy,
 /// so more would only add memory (50 concurrent logins held 1 GB) without adding throughput;
-/// the others wait their turn on the async side.
+/// the others wait their turn on the async side. Every hash passes here first (the decoy's too,
+/// made inside a verification), so this is also where the allocator is set up for them.
 static HASHING: LazyLock<tokio::sync::Semaphore> = LazyLock::new(|| {
+    return_work_areas_to_the_system();
     tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(1, |n| n.get()))
 });
 

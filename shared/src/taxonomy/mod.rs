@@ -6,7 +6,7 @@ mod fields;
 mod slugs;
 pub mod tags;
 
-use crate::ports::table::{s, Condition, Index, Item, Key, Update, Write};
+use crate::ports::table::{s, Condition, Index, Item, Key, TableError, Update, Write};
 
 /// gsi1 partition of a category's published articles (listing items written by the articles
 /// feature, sorted `<isTop>#<publishTime>#<id16>`).
@@ -24,11 +24,17 @@ pub fn tag_listing(tag_id: u64) -> String {
 /// page, instead of in a further call.
 pub const LISTING_HEAD: &str = "~";
 
-/// Places a new category or tag item at the head of its listing partition.
-fn head_listing(item: &mut Item, partition: String) {
+/// The item of a new category or tag, placed at the head of its listing partition.
+fn listed_item<T: serde::Serialize>(
+    record: &T,
+    key: &Key,
+    listing: String,
+) -> Result<Item, TableError> {
+    let mut item = crate::records::to_item(record, key)?;
     let (pk, sk) = Index::Gsi1.key_attributes();
-    item.insert(pk.into(), s(partition));
+    item.insert(pk.into(), s(listing));
     item.insert(sk.into(), s(LISTING_HEAD));
+    Ok(item)
 }
 
 /// The write that moves a category's counters with an article change: `published` moves

@@ -4,7 +4,7 @@
 
 use crate::{
     ids::{next_id, IdKind},
-    ports::table::{n, s, Condition, Index, Item, Key, Query, Table, TableError, Update, Write},
+    ports::table::{n, s, Condition, Index, Key, Query, Table, TableError, Update, Write},
     records::{self, number, query_all},
 };
 
@@ -17,13 +17,6 @@ const PARTITION: &str = "CATEGORIES";
 /// Key of a category item.
 pub fn category_key(id: u64) -> Key {
     Key::new(PARTITION, format!("CATEGORY#{id:016}"))
-}
-
-/// A new category's item, heading its listing partition (see [`crate::taxonomy::LISTING_HEAD`]).
-fn listed_item(category: &CategoryRecord) -> Result<Item, TableError> {
-    let mut item = records::to_item(category, &category_key(category.id))?;
-    crate::taxonomy::head_listing(&mut item, crate::taxonomy::category_listing(category.id));
-    Ok(item)
 }
 
 fn meta_key() -> Key {
@@ -134,7 +127,14 @@ pub async fn create(
 ) -> Result<(), WriteError> {
     let mut writes = vec![
         bump_version(version),
-        Write::Put { item: listed_item(category)?, condition: Some(Condition::NotExists) },
+        Write::Put {
+            item: crate::taxonomy::listed_item(
+                category,
+                &category_key(category.id),
+                crate::taxonomy::category_listing(category.id),
+            )?,
+            condition: Some(Condition::NotExists),
+        },
         SLUGS.claim(&category.slug, category.id),
     ];
     if let Some(parent) = category.parent_id {

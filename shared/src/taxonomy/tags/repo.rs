@@ -3,7 +3,7 @@
 
 use crate::{
     ids::{next_id, IdKind},
-    ports::table::{n, s, Condition, Index, Item, Key, Query, Table, TableError, Update, Write},
+    ports::table::{n, s, Condition, Index, Key, Query, Table, TableError, Update, Write},
     records::{self, query_all},
 };
 
@@ -16,13 +16,6 @@ const PARTITION: &str = "TAGS";
 /// Key of a tag item.
 pub fn tag_key(id: u64) -> Key {
     Key::new(PARTITION, format!("TAG#{id:016}"))
-}
-
-/// A new tag's item, heading its listing partition (see [`crate::taxonomy::LISTING_HEAD`]).
-fn listed_item(tag: &TagRecord) -> Result<Item, TableError> {
-    let mut item = records::to_item(tag, &tag_key(tag.id))?;
-    crate::taxonomy::head_listing(&mut item, crate::taxonomy::tag_listing(tag.id));
-    Ok(item)
 }
 
 const SLUGS: SlugMarkers = SlugMarkers { kind: "TAGSLUG", owner_attribute: "tagId" };
@@ -82,7 +75,14 @@ async fn commit(
 /// Stores a new tag and its slug marker.
 pub async fn create(table: &dyn Table, tag: &TagRecord) -> Result<(), WriteError> {
     let writes = vec![
-        Write::Put { item: listed_item(tag)?, condition: Some(Condition::NotExists) },
+        Write::Put {
+            item: crate::taxonomy::listed_item(
+                tag,
+                &tag_key(tag.id),
+                crate::taxonomy::tag_listing(tag.id),
+            )?,
+            condition: Some(Condition::NotExists),
+        },
         SLUGS.claim(&tag.slug, tag.id),
     ];
     commit(table, writes, Some(1)).await
