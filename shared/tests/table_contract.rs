@@ -53,6 +53,7 @@ contract!(
     a_delete_returns_the_old_item_and_none_when_absent,
     primary_queries_honour_every_sort_key_condition_in_both_directions,
     limit_and_next_page_through_every_item_exactly_once,
+    a_query_page_stops_at_one_megabyte_of_items,
     the_limit_counts_expired_items_that_the_query_hides,
     gsi_queries_return_only_items_with_both_index_attributes_in_index_order,
     gsi_pages_cover_items_sharing_one_index_sort_key_exactly_once,
@@ -399,6 +400,28 @@ async fn limit_and_next_page_through_every_item_exactly_once(table: Arc<dyn Tabl
     }
     let (seen, _) = all_pages(&table, query.sort(SortKey::Gt("item#03".into())), 2).await;
     assert_eq!(seen, all[4..]);
+}
+
+async fn a_query_page_stops_at_one_megabyte_of_items(table: Arc<dyn Table>) {
+    let all: Vec<String> = (0..12).map(|i| format!("big#{i:02}")).collect();
+    let body = "x".repeat(100_000);
+    put_all(&table, all.iter().map(|sk| item("P", sk, &[("body", s(&body))]))).await;
+    let query = Query::partition(Index::Primary, "P");
+
+    let first = table.query(query.clone()).await.unwrap();
+    assert!(first.items.len() < all.len(), "1.2 MB of items do not fit one page");
+    assert!(first.items.len() >= 8, "a page holds about 1 MB, not {}", first.items.len());
+    let mut seen = sks(&first.items);
+    let mut next = first.next.expect("a page cut at 1 MB has a next key");
+    loop {
+        let page = table.query(query.clone().start_after(Some(next))).await.unwrap();
+        seen.extend(sks(&page.items));
+        match page.next {
+            Some(key) => next = key,
+            None => break,
+        }
+    }
+    assert_eq!(seen, all);
 }
 
 async fn the_limit_counts_expired_items_that_the_query_hides(table: Arc<dyn Table>) {
@@ -768,6 +791,19 @@ mod embedded_only {
         assert_eq!(table.get(&key("P", "2")).await.unwrap(), Some(item("P", "2", &[("n", n(3))])));
         let gsi = table.query(Query::partition(Index::Gsi1, "G")).await.unwrap();
         assert_eq!(gsi.items, vec![stored]);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn reads_of_a_file_backed_table_see_every_write_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let table = SqliteTable::open(dir.path().join("table.sqlite")).unwrap();
+        for i in 0..50 {
+            let stored = item("P", &format!("{i:02}"), &[("v", n(i))]);
+            table.put(stored.clone(), None).await.unwrap();
+            assert_eq!(table.get(&key("P", &format!("{i:02}"))).await.unwrap(), Some(stored));
+            let page = table.query(Query::partition(Index::Primary, "P")).await.unwrap();
+            assert_eq!(page.items.len(), i as usize + 1);
+        }
     }
 
     #[tokio::test]

@@ -6,7 +6,7 @@
 //! coldstart --lambda-dir target/lambda/x86_64 --out docs/performance.md
 //! ```
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use bench::{
@@ -72,6 +72,10 @@ struct Args {
     s3_endpoint: String,
 }
 
+/// The system's CA bundle, as the template names it (Amazon Linux), or as Debian names it.
+const CA_BUNDLES: [&str; 2] =
+    ["/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/certs/ca-certificates.crt"];
+
 /// The environment Lambda and the template give a function (see template.yaml).
 fn environment(name: &str, args: &Args, fixtures: &Fixtures) -> Vec<(String, String)> {
     let mut env: Vec<(&str, String)> = vec![
@@ -97,6 +101,9 @@ fn environment(name: &str, args: &Args, fixtures: &Fixtures) -> Vec<(String, Str
         ("BLOG_BUCKET_NAME", "bench-uploads".into()),
         ("BLOG_S3_ENDPOINT", args.s3_endpoint.clone()),
     ];
+    if let Some(bundle) = CA_BUNDLES.iter().find(|path| Path::new(path).is_file()) {
+        env.push(("SSL_CERT_FILE", bundle.to_string()));
+    }
     if name == "auth" {
         env.extend([
             ("BLOG_ADMIN_USERNAME", ADMIN.0.into()),

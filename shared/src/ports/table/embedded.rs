@@ -3,6 +3,12 @@
 //! Items are stored as DynamoDB JSON beside their key, TTL and index columns. Every write runs in
 //! a `BEGIN IMMEDIATE` transaction that reads the current rows, checks the conditions in Rust and
 //! applies the changes, so conditions are atomic with their writes.
+//!
+//! Writes go through one connection on the blocking thread pool (a commit may wait for the
+//! disk). Reads run on the calling task's thread, on a connection of their own (WAL lets them
+//! proceed beside a write): a read of a few items takes microseconds, less than handing it to
+//! another thread and back, and no read takes long because a Query page stops at 1 MB of items,
+//! as in DynamoDB.
 
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
@@ -13,7 +19,8 @@ use std::time::Duration;
 use anyhow::Context;
 use async_trait::async_trait;
 use rusqlite::{
-    params, params_from_iter, Connection, OptionalExtension, TransactionBehavior::Immediate,
+    config::DbConfig, params, params_from_iter, Connection, OpenFlags, OptionalExtension,
+    TransactionBehavior::Immediate,
 };
 
 use super::{
@@ -33,10 +40,17 @@ const SCHEMA: &str = "
 /// Most items a transaction or a `get_many` may name, as in DynamoDB.
 const MAX_ITEMS: usize = 100;
 
+/// Where a Query page stops, as in DynamoDB: once the items read reach 1 MB.
+const MAX_PAGE_BYTES: usize = 1 << 20;
+
+type Shared = Arc<Mutex<Connection>>;
+
 /// The table port on SQLite (local gateway, in-process tests).
 #[derive(Clone)]
 pub struct SqliteTable {
-    conn: Arc<Mutex<Connection>>,
+    writer: Shared,
+    /// One per core for a file; the writer itself for a private in-memory table.
+    readers: Arc<[Shared]>,
 }
 
 impl SqliteTable {
@@ -48,41 +62,61 @@ impl SqliteTable {
             std::fs::create_dir_all(parent)
                 .with_context(|| format!("creating {}", parent.display()))?;
         }
-        let conn = Connection::open(path).with_context(|| format!("opening {}", path.display()))?;
-        conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")?;
-        Self::init(conn)
+        let opening = || format!("opening {}", path.display());
+        let writer = Connection::open(path).with_context(opening)?;
+        writer.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")?;
+        let writer = Self::init(writer)?;
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let readers = (0..cores)
+            .map(|_| {
+                let reader = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+                    .with_context(opening)?;
+                configure(&reader)?;
+                Ok(Arc::new(Mutex::new(reader)))
+            })
+            .collect::<anyhow::Result<_>>()?;
+        Ok(Self { writer, readers })
     }
 
     /// A private, empty in-memory table (tests).
     pub fn in_memory() -> anyhow::Result<Self> {
-        Self::init(Connection::open_in_memory()?)
+        let writer = Self::init(Connection::open_in_memory()?)?;
+        Ok(Self { readers: Arc::new([writer.clone()]), writer })
     }
 
-    fn init(conn: Connection) -> anyhow::Result<Self> {
-        conn.busy_timeout(Duration::from_secs(5))?;
+    /// Configures the writer, creates the schema and purges expired rows.
+    fn init(conn: Connection) -> anyhow::Result<Shared> {
+        configure(&conn)?;
         conn.execute_batch(SCHEMA)?;
         conn.execute(
             "DELETE FROM items WHERE expires_at IS NOT NULL AND expires_at <= ?1",
             params![now_epoch_seconds()],
         )?;
-        Ok(Self { conn: Arc::new(Mutex::new(conn)) })
+        Ok(Arc::new(Mutex::new(conn)))
     }
 
-    /// Runs `f` on the connection on the blocking thread pool.
-    async fn run<T, F>(&self, f: F) -> Result<T, TableError>
+    /// Runs a read on the calling thread, on a free reader (or waits for the first one).
+    fn read<T>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T, TableError>,
+    ) -> Result<T, TableError> {
+        let conn = match self.readers.iter().find_map(|r| r.try_lock().ok()) {
+            Some(conn) => conn,
+            None => self.readers[0].lock().map_err(|_| poisoned())?,
+        };
+        f(&conn)
+    }
+
+    /// Runs `f` on the writer on the blocking thread pool.
+    async fn write<T, F>(&self, f: F) -> Result<T, TableError>
     where
         T: Send + 'static,
         F: FnOnce(&mut Connection) -> Result<T, TableError> + Send + 'static,
     {
-        let conn = Arc::clone(&self.conn);
-        tokio::task::spawn_blocking(move || {
-            let mut conn = conn
-                .lock()
-                .map_err(|_| TableError::Backend(anyhow::anyhow!("sqlite connection poisoned")))?;
-            f(&mut conn)
-        })
-        .await
-        .map_err(|e| TableError::Backend(anyhow::anyhow!("sqlite task failed: {e}")))?
+        let conn = Arc::clone(&self.writer);
+        tokio::task::spawn_blocking(move || f(&mut *conn.lock().map_err(|_| poisoned())?))
+            .await
+            .map_err(|e| TableError::Backend(anyhow::anyhow!("sqlite task failed: {e}")))?
     }
 
     /// Checks every write's condition against the current rows, then applies them all (or none),
@@ -91,7 +125,7 @@ impl SqliteTable {
     async fn commit(&self, writes: Vec<Write>) -> Result<Vec<Option<Item>>, TableError> {
         let keys = writes.iter().map(write_key).collect::<Result<Vec<_>, _>>()?;
         distinct_keys(&keys, "transaction")?;
-        self.run(move |conn| {
+        self.write(move |conn| {
             let (tx, now) =
                 (conn.transaction_with_behavior(Immediate).map_err(db)?, now_epoch_seconds());
             let stored = keys.iter().map(|k| load(&tx, k)).collect::<Result<Vec<_>, _>>()?;
@@ -142,22 +176,19 @@ impl SqliteTable {
 impl Table for SqliteTable {
     async fn get(&self, key: &Key) -> Result<Option<Item>, TableError> {
         check_key(key)?;
-        let key = key.clone();
-        self.run(move |conn| Ok(live(load(conn, &key)?, now_epoch_seconds()))).await
+        self.read(|conn| Ok(live(load(conn, key)?, now_epoch_seconds())))
     }
 
     async fn get_many(&self, keys: &[Key]) -> Result<Vec<Item>, TableError> {
         distinct_keys(keys, "get_many")?;
-        let keys = keys.to_vec();
-        self.run(move |conn| {
+        self.read(|conn| {
             let now = now_epoch_seconds();
             let mut items = Vec::with_capacity(keys.len());
-            for key in &keys {
+            for key in keys {
                 items.extend(live(load(conn, key)?, now));
             }
             Ok(items)
         })
-        .await
     }
 
     async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), TableError> {
@@ -185,29 +216,34 @@ impl Table for SqliteTable {
 
     async fn query(&self, query: Query) -> Result<QueryPage, TableError> {
         let (sql, args, key_attrs) = query_sql(&query)?;
-        self.run(move |conn| {
+        self.read(|conn| {
             let now = now_epoch_seconds();
             let mut stmt = conn.prepare_cached(&sql).map_err(db)?;
-            let rows = stmt.query_map(params_from_iter(args.iter()), |r| r.get::<_, String>(0));
+            let mut rows = stmt.query(params_from_iter(args.iter())).map_err(db)?;
             let mut page = QueryPage::default();
-            let (mut evaluated, mut last) = (0u32, Item::default());
-            for row in rows.map_err(db)? {
-                let item = decode(&row.map_err(db)?)?;
-                evaluated += 1;
-                let key =
-                    key_attrs.iter().filter_map(|&a| Some((a.to_string(), item.get(a)?.clone())));
-                last = Item::from(key.collect::<HashMap<_, _>>());
+            let (mut evaluated, mut bytes) = (0u32, 0usize);
+            while let Some(row) = rows.next().map_err(db)? {
+                let json = row.get_ref(0).map_err(db)?.as_str().map_err(|e| db(e.into()))?;
+                let item = decode(json)?;
+                (evaluated, bytes) = (evaluated + 1, bytes + json.len());
+                // Like DynamoDB's LastEvaluatedKey: set whenever the page stops early.
+                let full =
+                    query.limit.is_some_and(|limit| evaluated >= limit) || bytes >= MAX_PAGE_BYTES;
+                if full {
+                    let key = key_attrs.iter().filter_map(|&a| Some((a, item.get(a)?.clone())));
+                    page.next = Some(Item::from(
+                        key.map(|(a, v)| (a.to_string(), v)).collect::<HashMap<_, _>>(),
+                    ));
+                }
                 if !is_expired(&item, now) {
                     page.items.push(item);
                 }
-            }
-            // Like DynamoDB's LastEvaluatedKey: set whenever the limit was reached.
-            if query.limit.is_some_and(|limit| evaluated >= limit) {
-                page.next = Some(last);
+                if full {
+                    break;
+                }
             }
             Ok(page)
         })
-        .await
     }
 
     async fn transact(&self, writes: Vec<Write>) -> Result<(), TableError> {
@@ -218,12 +254,24 @@ impl Table for SqliteTable {
     }
 
     async fn ping(&self) -> Result<(), TableError> {
-        self.run(|conn| conn.query_row("SELECT 1", [], |_| Ok(())).map_err(db)).await
+        self.read(|conn| conn.query_row("SELECT 1", [], |_| Ok(())).map_err(db))
     }
 }
 
 fn db(e: rusqlite::Error) -> TableError {
     TableError::Backend(e.into())
+}
+
+fn poisoned() -> TableError {
+    TableError::Backend(anyhow::anyhow!("sqlite connection poisoned"))
+}
+
+/// Settings of every connection.
+fn configure(conn: &Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(Duration::from_secs(5))?;
+    // Plans never depend on bound values: otherwise SQLite prepares a cached range query
+    // again each time its arguments change (most of a detail read's time went there).
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true).map(|_| ())
 }
 
 fn invalid(message: impl Into<String>) -> TableError {
