@@ -7,12 +7,14 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use aws_config::retry::RetryConfig;
-use aws_config::{BehaviorVersion, Region, SdkConfig};
-use aws_sdk_bedrockruntime::config::{Credentials, SharedCredentialsProvider};
+use aws_sdk_bedrockruntime::config::retry::RetryConfig;
+use aws_sdk_bedrockruntime::config::{
+    BehaviorVersion, Credentials, Region, SharedCredentialsProvider,
+};
 use axum::body::Bytes;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
+use blog_shared::ports::aws::SdkConfig;
 use blog_shared::ports::embedder::bedrock::{BedrockEmbedder, DEFAULT_MODEL_ID, MAX_INPUT_CHARS};
 use blog_shared::ports::embedder::Embedder;
 use serde_json::{json, Value};

@@ -31,3 +31,27 @@ async fn a_secret_arn_resolves_to_the_secret_string() {
         resolve_secret(&SecretSource::SecretsManager(format!("{name}-missing")), "x").await;
     assert!(missing.is_err(), "a missing secret is an error, not an empty key");
 }
+
+#[tokio::test]
+#[ignore = "needs moto; make test runs it"]
+async fn the_lambda_environment_alone_configures_a_working_client() {
+    let endpoint =
+        std::env::var("BLOG_TEST_SQS_ENDPOINT").expect("moto endpoint (make test sets it)");
+    let lambda_environment = [
+        ("AWS_REGION", "eu-west-1"),
+        ("AWS_ACCESS_KEY_ID", "ASIAEXAMPLE"),
+        ("AWS_SECRET_ACCESS_KEY", "test"),
+        ("AWS_SESSION_TOKEN", "session"),
+        ("AWS_ENDPOINT_URL_SECRETS_MANAGER", endpoint.as_str()),
+    ];
+    let sdk = blog_shared::ports::aws::from_environment(|name| {
+        lambda_environment.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+    });
+    let client = aws_sdk_secretsmanager::Client::new(&sdk);
+    let name = format!("env-{}", uuid::Uuid::new_v4().simple());
+    let created =
+        client.create_secret().name(&name).secret_string("from-env").send().await.unwrap();
+    assert!(created.arn().unwrap().contains(":eu-west-1:"), "{created:?}");
+    let read = client.get_secret_value().secret_id(&name).send().await.unwrap();
+    assert_eq!(read.secret_string(), Some("from-env"));
+}

@@ -3,7 +3,10 @@
 use anyhow::Context;
 
 /// The string value of a secret (by ARN or name).
-pub async fn secret_string(sdk: &aws_config::SdkConfig, secret_id: &str) -> anyhow::Result<String> {
+pub async fn secret_string(
+    sdk: &crate::ports::aws::SdkConfig,
+    secret_id: &str,
+) -> anyhow::Result<String> {
     let client = aws_sdk_secretsmanager::Client::new(sdk);
     let output = client
         .get_secret_value()

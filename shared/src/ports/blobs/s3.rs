@@ -7,9 +7,9 @@
 
 use std::time::Duration;
 
+use crate::ports::aws::SdkConfig;
 use anyhow::{anyhow, Context};
 use async_trait::async_trait;
-use aws_config::SdkConfig;
 use aws_sdk_s3::config::http::HttpResponse;
 use aws_sdk_s3::config::{BehaviorVersion, Credentials, Region};
 use aws_sdk_s3::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};

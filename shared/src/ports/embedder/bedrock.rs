@@ -7,9 +7,9 @@
 //! even for text of about one token per character (code, CJK). Blank text is not sent: its
 //! embedding is the zero vector.
 
+use crate::ports::aws::SdkConfig;
 use anyhow::{anyhow, bail, Context};
 use async_trait::async_trait;
-use aws_config::SdkConfig;
 use aws_sdk_bedrockruntime::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_bedrockruntime::primitives::Blob;
 use aws_sdk_bedrockruntime::Client;

@@ -4,9 +4,9 @@
 //! queue, followed by the service's error code and message (or, when the request got no service
 //! answer, the SDK's error chain).
 
+use crate::ports::aws::SdkConfig;
 use anyhow::{anyhow, Context};
 use async_trait::async_trait;
-use aws_config::SdkConfig;
 use aws_sdk_sqs::config::{BehaviorVersion, Credentials, Region};
 use aws_sdk_sqs::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_sqs::types::{MessageSystemAttributeName, QueueAttributeName};
