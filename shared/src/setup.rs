@@ -248,11 +248,16 @@ pub async fn event_queue(
     bail!("this binary was built without the SQS adapter (queue {url})")
 }
 
-/// Creates the configured administrator when no account with that user name exists.
+/// Creates the configured administrator when no account with that user name exists. The
+/// password (possibly a Secrets Manager call) is only fetched when the account must be created:
+/// once it exists, a cold start costs one read.
 pub async fn bootstrap_admin(ctx: &AppContext) -> anyhow::Result<Option<Outcome>> {
     let Some(admin) = ctx.config.admin.clone() else {
         return Ok(None);
     };
+    if crate::auth::bootstrap::account_exists(ctx, &admin.username).await? {
+        return Ok(Some(Outcome::AlreadyExists));
+    }
     let password = resolve_secret(&admin.password, "BLOG_ADMIN_PASSWORD").await?;
     ensure_admin(ctx, &admin.username, &password, &admin.email).await.map(Some)
 }

@@ -18,6 +18,11 @@ pub enum Outcome {
     AlreadyExists,
 }
 
+/// Whether an account with the user name `username` exists.
+pub async fn account_exists(ctx: &AppContext, username: &str) -> anyhow::Result<bool> {
+    Ok(repo::find_by_login(ctx.table.as_ref(), username).await?.is_some())
+}
+
 /// Creates the administrator unless an account with `username` exists.
 pub async fn ensure_admin(
     ctx: &AppContext,
