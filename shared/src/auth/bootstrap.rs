@@ -33,7 +33,7 @@ pub async fn ensure_admin(
     let username = Username::parse(username).map_err(|e| anyhow::anyhow!("admin {e}"))?;
     let password = Password::parse(password).map_err(|e| anyhow::anyhow!("admin {e}"))?;
     let email = Email::parse(email).map_err(|e| anyhow::anyhow!("admin {e}"))?;
-    if repo::find_by_login(ctx.table.as_ref(), username.as_str()).await?.is_some() {
+    if account_exists(ctx, username.as_str()).await? {
         return Ok(Outcome::AlreadyExists);
     }
     let nickname = username.as_str().to_string();
@@ -45,9 +45,7 @@ pub async fn ensure_admin(
             tracing::info!(user_id = user.id, username = %user.username, "administrator created");
             Ok(Outcome::Created(user.id))
         }
-        Err(_) if repo::find_by_login(ctx.table.as_ref(), username.as_str()).await?.is_some() => {
-            Ok(Outcome::AlreadyExists)
-        }
+        Err(_) if account_exists(ctx, username.as_str()).await? => Ok(Outcome::AlreadyExists),
         Err(error) => Err(anyhow::anyhow!("administrator could not be created: {error}")),
     }
 }
