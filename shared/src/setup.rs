@@ -255,7 +255,8 @@ pub async fn bootstrap_admin(ctx: &AppContext) -> anyhow::Result<Option<Outcome>
     let Some(admin) = ctx.config.admin.clone() else {
         return Ok(None);
     };
-    if crate::auth::bootstrap::account_exists(ctx, &admin.username).await? {
+    let username = crate::auth::bootstrap::admin_username(&admin.username)?;
+    if crate::auth::bootstrap::account_exists(ctx, &username).await? {
         return Ok(Some(Outcome::AlreadyExists));
     }
     let password = resolve_secret(&admin.password, "BLOG_ADMIN_PASSWORD").await?;

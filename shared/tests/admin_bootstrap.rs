@@ -12,9 +12,13 @@ use blog_shared::{
 const SECRET: &[u8] = b"bootstrap-secret-bootstrap-secret-bootstrap";
 
 fn context(table: Arc<dyn Table>, password: (&str, &str)) -> AppContext {
+    context_named(table, "admin", password)
+}
+
+fn context_named(table: Arc<dyn Table>, username: &str, password: (&str, &str)) -> AppContext {
     let vars = HashMap::from([
         ("BLOG_JWT_SECRET", "bootstrap-secret-bootstrap-secret-bootstrap"),
-        ("BLOG_ADMIN_USERNAME", "admin"),
+        ("BLOG_ADMIN_USERNAME", username),
         ("BLOG_ADMIN_EMAIL", "admin@example.com"),
         password,
     ]);
@@ -51,4 +55,15 @@ async fn a_missing_administrator_with_an_unreachable_password_fails_the_start() 
     std::env::set_var("AWS_ACCESS_KEY_ID", "test");
     std::env::set_var("AWS_SECRET_ACCESS_KEY", "test");
     assert!(setup::bootstrap_admin(&ctx).await.is_err());
+}
+
+#[tokio::test]
+async fn an_administrator_name_that_is_not_a_user_name_is_refused_even_if_it_is_an_email_in_use() {
+    let table: Arc<dyn Table> = Arc::new(SqliteTable::in_memory().unwrap());
+    setup::bootstrap_admin(&context(table.clone(), ("BLOG_ADMIN_PASSWORD", "Admin12345")))
+        .await
+        .unwrap();
+    let ctx = context_named(table, "admin@example.com", ("BLOG_ADMIN_PASSWORD", "Admin12345"));
+    let error = setup::bootstrap_admin(&ctx).await.unwrap_err();
+    assert!(error.to_string().contains("admin username"), "{error:#}");
 }

@@ -18,9 +18,14 @@ pub enum Outcome {
     AlreadyExists,
 }
 
+/// The administrator's user name from configuration, checked.
+pub fn admin_username(username: &str) -> anyhow::Result<Username> {
+    Username::parse(username).map_err(|e| anyhow::anyhow!("admin {e}"))
+}
+
 /// Whether an account with the user name `username` exists.
-pub async fn account_exists(ctx: &AppContext, username: &str) -> anyhow::Result<bool> {
-    Ok(repo::find_by_login(ctx.table.as_ref(), username).await?.is_some())
+pub async fn account_exists(ctx: &AppContext, username: &Username) -> anyhow::Result<bool> {
+    Ok(repo::find_by_login(ctx.table.as_ref(), username.as_str()).await?.is_some())
 }
 
 /// Creates the administrator unless an account with `username` exists.
@@ -30,10 +35,10 @@ pub async fn ensure_admin(
     password: &str,
     email: &str,
 ) -> anyhow::Result<Outcome> {
-    let username = Username::parse(username).map_err(|e| anyhow::anyhow!("admin {e}"))?;
+    let username = admin_username(username)?;
     let password = Password::parse(password).map_err(|e| anyhow::anyhow!("admin {e}"))?;
     let email = Email::parse(email).map_err(|e| anyhow::anyhow!("admin {e}"))?;
-    if account_exists(ctx, username.as_str()).await? {
+    if account_exists(ctx, &username).await? {
         return Ok(Outcome::AlreadyExists);
     }
     let nickname = username.as_str().to_string();
@@ -45,7 +50,7 @@ pub async fn ensure_admin(
             tracing::info!(user_id = user.id, username = %user.username, "administrator created");
             Ok(Outcome::Created(user.id))
         }
-        Err(_) if account_exists(ctx, username.as_str()).await? => Ok(Outcome::AlreadyExists),
+        Err(_) if account_exists(ctx, &username).await? => Ok(Outcome::AlreadyExists),
         Err(error) => Err(anyhow::anyhow!("administrator could not be created: {error}")),
     }
 }
