@@ -44,9 +44,9 @@ async fn the_lambda_environment_alone_configures_a_working_client() {
         ("AWS_SESSION_TOKEN", "session"),
         ("AWS_ENDPOINT_URL_SECRETS_MANAGER", endpoint.as_str()),
     ];
-    let sdk = blog_shared::ports::aws::from_environment(|name| {
-        lambda_environment.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
-    });
+    let sdk = blog_shared::ports::aws::from_environment(
+        lambda_environment.iter().map(|(k, v)| (k.to_string(), v.to_string())),
+    );
     let client = aws_sdk_secretsmanager::Client::new(&sdk);
     let name = format!("env-{}", uuid::Uuid::new_v4().simple());
     let created =

@@ -1,6 +1,6 @@
 //! Shared AWS configuration for every SDK client the adapters build.
 
-use std::borrow::Cow;
+use std::{borrow::Cow, collections::HashMap, ffi::OsString};
 
 use aws_credential_types::{
     provider::{self, error::CredentialsError, ProvideCredentials, SharedCredentialsProvider},
@@ -34,7 +34,8 @@ async fn load() -> SdkConfig {
     if !in_lambda() {
         return aws_config::defaults(BehaviorVersion::latest()).load().await;
     }
-    from_environment(|name| std::env::var(name).ok())
+    let utf8 = |(k, v): (OsString, OsString)| Some((k.into_string().ok()?, v.into_string().ok()?));
+    from_environment(std::env::vars_os().filter_map(utf8))
 }
 
 /// Whether this process is a Lambda function: only there is the Runtime API's address set.
@@ -43,50 +44,42 @@ fn in_lambda() -> bool {
     std::env::var_os("AWS_LAMBDA_RUNTIME_API").is_some()
 }
 
-/// The configuration Lambda (and `sam local invoke`) hands a function in its environment, read
-/// through `var`: the region (`AWS_REGION`, else `AWS_DEFAULT_REGION`), the credentials
-/// (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`), and endpoint overrides
-/// (`AWS_ENDPOINT_URL_<SERVICE>`, else `AWS_ENDPOINT_URL`). Retries and timeouts keep the SDK's
-/// defaults.
-pub fn from_environment(var: impl Fn(&str) -> Option<String>) -> SdkConfig {
-    let var = |name: &str| var(name).filter(|value| !value.trim().is_empty());
-    let region = var("AWS_REGION").or_else(|| var("AWS_DEFAULT_REGION"));
-    let credentials = match (var("AWS_ACCESS_KEY_ID"), var("AWS_SECRET_ACCESS_KEY")) {
+/// The configuration Lambda (and `sam local invoke`) hands a function in its environment
+/// (`vars`, name and value): the region (`AWS_REGION`, else `AWS_DEFAULT_REGION`), the
+/// credentials (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`), and endpoint
+/// overrides (`AWS_ENDPOINT_URL_<SERVICE>`, else `AWS_ENDPOINT_URL`). Blank values count as
+/// unset. Retries and timeouts keep the SDK's defaults.
+pub fn from_environment(vars: impl IntoIterator<Item = (String, String)>) -> SdkConfig {
+    let mut vars: HashMap<String, String> =
+        vars.into_iter().filter(|(_, value)| !value.trim().is_empty()).collect();
+    let mut take = |name: &str| vars.remove(name);
+    let region = take("AWS_REGION").or_else(|| take("AWS_DEFAULT_REGION"));
+    let credentials = match (take("AWS_ACCESS_KEY_ID"), take("AWS_SECRET_ACCESS_KEY")) {
         (Some(key), Some(secret)) => {
-            Ok(Credentials::new(key, secret, var("AWS_SESSION_TOKEN"), None, "Environment"))
+            Ok(Credentials::new(key, secret, take("AWS_SESSION_TOKEN"), None, "Environment"))
         }
         _ => Err("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not both set"),
     };
-    let endpoints = Endpoints {
-        global: var("AWS_ENDPOINT_URL"),
-        services: SERVICES
-            .iter()
-            .filter_map(|service| {
-                var(&service_variable(service)).map(|url| (service.to_string(), url))
-            })
-            .collect(),
-    };
+    let global = take("AWS_ENDPOINT_URL");
+    vars.retain(|name, _| name.starts_with(ENDPOINT_PREFIX));
     SdkConfig::builder()
         .behavior_version(BehaviorVersion::latest())
         .region(region.map(Region::new))
         .credentials_provider(SharedCredentialsProvider::new(EnvironmentCredentials(credentials)))
-        .service_config(endpoints)
+        .service_config(Endpoints { global, services: vars })
         .build()
 }
 
-/// The service ids of the clients this crate builds, as the SDK names them.
-const SERVICES: [&str; 5] = ["DynamoDB", "SQS", "S3", "Bedrock Runtime", "Secrets Manager"];
-
-/// `AWS_ENDPOINT_URL_<SERVICE>`: the service id in capitals, spaces as underscores.
-fn service_variable(service_id: &str) -> String {
-    format!("AWS_ENDPOINT_URL_{}", service_id.to_uppercase().replace(' ', "_"))
-}
+/// What names a service-specific endpoint: `AWS_ENDPOINT_URL_` and the service id in capitals,
+/// spaces as underscores (`AWS_ENDPOINT_URL_SECRETS_MANAGER`).
+const ENDPOINT_PREFIX: &str = "AWS_ENDPOINT_URL_";
 
 /// Endpoint overrides from the environment, the service-specific one first.
 #[derive(Debug)]
 struct Endpoints {
     global: Option<String>,
-    services: Vec<(String, String)>,
+    /// `AWS_ENDPOINT_URL_<SERVICE>` variables by name.
+    services: HashMap<String, String>,
 }
 
 impl LoadServiceConfig for Endpoints {
@@ -94,11 +87,8 @@ impl LoadServiceConfig for Endpoints {
         if key.env() != "AWS_ENDPOINT_URL" {
             return None;
         }
-        self.services
-            .iter()
-            .find(|(service, _)| service == key.service_id())
-            .map(|(_, url)| url.clone())
-            .or_else(|| self.global.clone())
+        let service = key.service_id().to_uppercase().replace(' ', "_");
+        self.services.get(&format!("{ENDPOINT_PREFIX}{service}")).or(self.global.as_ref()).cloned()
     }
 }
 
@@ -120,14 +110,10 @@ impl ProvideCredentials for EnvironmentCredentials {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashMap;
-
     use super::*;
 
     fn config(vars: &[(&str, &str)]) -> SdkConfig {
-        let vars: HashMap<String, String> =
-            vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        from_environment(|name| vars.get(name).cloned())
+        from_environment(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())))
     }
 
     fn endpoint(config: &SdkConfig, service_id: &str) -> Option<String> {

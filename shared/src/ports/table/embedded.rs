@@ -233,10 +233,9 @@ impl Table for SqliteTable {
                 let full =
                     query.limit.is_some_and(|limit| evaluated >= limit) || bytes >= MAX_PAGE_BYTES;
                 if full {
-                    let key = key_attrs.iter().filter_map(|&a| Some((a, item.get(a)?.clone())));
-                    page.next = Some(Item::from(
-                        key.map(|(a, v)| (a.to_string(), v)).collect::<HashMap<_, _>>(),
-                    ));
+                    let key =
+                        key_attrs.iter().filter_map(|&a| Some((a.into(), item.get(a)?.clone())));
+                    page.next = Some(Item::from(key.collect::<HashMap<_, _>>()));
                 }
                 if !is_expired(&item, now) {
                     page.items.push(item);

@@ -79,7 +79,7 @@ pub(super) fn holds(condition: Option<&Condition>, item: Option<&Item>) -> bool 
 }
 
 /// DynamoDB equality: numbers by value, sets regardless of order, documents deeply.
-pub(super) fn same(a: &AttributeValue, b: &AttributeValue) -> bool {
+fn same(a: &AttributeValue, b: &AttributeValue) -> bool {
     use AttributeValue::*;
     let num = |x: &String, y: &String| compare(x, y) == Some(Ordering::Equal);
     fn set<T>(x: &[T], y: &[T], eq: impl Fn(&T, &T) -> bool) -> bool {
@@ -99,7 +99,7 @@ pub(super) fn same(a: &AttributeValue, b: &AttributeValue) -> bool {
 }
 
 /// Numeric order of two DynamoDB numbers (exact for integers).
-pub(super) fn compare(a: &str, b: &str) -> Option<Ordering> {
+fn compare(a: &str, b: &str) -> Option<Ordering> {
     match (a.parse::<i128>(), b.parse::<i128>()) {
         (Ok(a), Ok(b)) => Some(a.cmp(&b)),
         _ => a.parse::<f64>().ok()?.partial_cmp(&b.parse::<f64>().ok()?),
@@ -107,7 +107,7 @@ pub(super) fn compare(a: &str, b: &str) -> Option<Ordering> {
 }
 
 /// `number + delta` (exact for integers).
-pub(super) fn add(number: &str, delta: i64) -> Option<String> {
+fn add(number: &str, delta: i64) -> Option<String> {
     match number.parse::<i128>() {
         Ok(n) => n.checked_add(delta.into()).map(|sum| sum.to_string()),
         Err(_) => number.parse::<f64>().ok().map(|n| (n + delta as f64).to_string()),
