@@ -99,17 +99,23 @@ package-check: tools
 BENCH_OUT := $(CURDIR)/docs/performance.md
 BENCH_EMULATORS := EMULATORS_STATE_DIR=$(CURDIR)/.emulators/bench $(EMULATORS)/with-emulators.sh
 BENCH_BIN := $(PACKAGE_TARGET_DIR)/release
-.PHONY: bench bench-tools bench-capacity bench-coldstart bench-load bench-handlers bench-build
+.PHONY: bench bench-tools bench-capacity bench-coldstart bench-load bench-handlers bench-build \
+	bench-build-gateway
 bench: bench-capacity bench-coldstart bench-load bench-handlers
 
 ## bench-tools: the emulators plus the pinned load generator oha
 bench-tools:
 	EMULATORS_WITH_BENCH=1 $(EMULATORS)/install.sh
 
-# The bench programs and the baselines (hello-world axum server), release profile.
+# The bench programs and the cold-start baseline (release profile, like the functions).
 bench-build:
 	CARGO_TARGET_DIR=$(PACKAGE_TARGET_DIR) nice -n 10 $(CARGO) build --release --bins \
-		-p bench -p local-gateway -p hello-lambda
+		-p bench -p hello-lambda
+
+# The gateway and its hello-world ceiling (`gateway` profile: built for speed, not size).
+bench-build-gateway:
+	CARGO_TARGET_DIR=$(PACKAGE_TARGET_DIR) nice -n 10 $(CARGO) build --profile gateway \
+		-p local-gateway --bin blog-gateway -p hello-lambda --bin hello-axum
 
 ## bench-capacity: DynamoDB calls and capacity, SQS sends and embeddings per endpoint, 1,000 and
 ## 10,000 articles. Dev profile on purpose: DynamoDB Local, not this process, bounds the seeding.
@@ -122,9 +128,10 @@ bench-coldstart: bench-tools package-x86_64 bench-build
 	FUNCTIONS=hello-lambda infra/package/build.sh x86_64
 	$(BENCH_EMULATORS) $(BENCH_BIN)/coldstart --lambda-dir target/lambda/x86_64 --out $(BENCH_OUT)
 
-## bench-load: throughput and latency of the release gateway under oha vs a hello-world axum
-bench-load: bench-tools bench-build
-	$(BENCH_BIN)/loadtest --gateway $(BENCH_BIN)/blog-gateway --hello $(BENCH_BIN)/hello-axum \
+## bench-load: throughput and latency of the gateway under oha vs a hello-world axum
+bench-load: bench-tools bench-build bench-build-gateway
+	$(BENCH_BIN)/loadtest --gateway $(PACKAGE_TARGET_DIR)/gateway/blog-gateway \
+		--hello $(PACKAGE_TARGET_DIR)/gateway/hello-axum \
 		--oha .tools/cargo/bin/oha --out $(BENCH_OUT)
 
 ## bench-handlers: in-process latency per endpoint (criterion, SQLite in memory)

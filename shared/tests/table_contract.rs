@@ -806,6 +806,28 @@ mod embedded_only {
         }
     }
 
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_read_sees_what_another_process_wrote_to_the_same_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("table.sqlite");
+        let (reader, writer) =
+            (SqliteTable::open(&path).unwrap(), SqliteTable::open(&path).unwrap());
+        let stored =
+            |v: &str| item("P", "1", &[("v", s(v)), ("gsi1pk", s("G")), ("gsi1sk", s("1"))]);
+        for v in ["first", "second", "third"] {
+            writer.put(stored(v), None).await.unwrap();
+            // Twice each: the second read is the one a cache of decoded items would answer.
+            for _ in 0..2 {
+                assert_eq!(reader.get(&key("P", "1")).await.unwrap(), Some(stored(v)));
+                assert_eq!(reader.get_many(&[key("P", "1")]).await.unwrap(), vec![stored(v)]);
+                let gsi = reader.query(Query::partition(Index::Gsi1, "G")).await.unwrap();
+                assert_eq!(gsi.items, vec![stored(v)]);
+            }
+        }
+        writer.delete(&key("P", "1"), None).await.unwrap();
+        assert_eq!(reader.get(&key("P", "1")).await.unwrap(), None);
+    }
+
     #[tokio::test]
     async fn opening_a_file_purges_expired_rows() {
         let dir = tempfile::tempdir().unwrap();

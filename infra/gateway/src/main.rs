@@ -4,6 +4,11 @@ use anyhow::Context;
 use blog_shared::{auth::bootstrap, config::Config, setup, telemetry};
 use clap::{Parser, Subcommand};
 
+/// Faster than glibc's malloc for the gateway's many short-lived request buffers
+/// (docs/performance.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(version, about = "Local gateway of the blog API (configuration: BLOG_* variables)")]
 struct Cli {

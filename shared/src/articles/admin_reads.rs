@@ -85,5 +85,5 @@ pub async fn detail(
     PathId(id, ..): PathId<ArticleError>,
 ) -> Result<ArticleOk<Detail>, ArticleError> {
     let (head, body) = existing(&ctx, id).await?;
-    Ok(ArticleOk::ok(Detail::new(&head, &body)))
+    Ok(ArticleOk::ok(Detail::new(&head, body)))
 }

@@ -261,15 +261,15 @@ pub struct Detail {
 }
 
 impl Detail {
-    /// A detail from the two parts.
-    pub fn new(head: &ArticleHead, body: &ArticleBody) -> Self {
+    /// A detail from the two parts (the body's texts are moved, not copied).
+    pub fn new(head: &ArticleHead, body: ArticleBody) -> Self {
         Detail {
             item: head.list_item(),
-            content: body.content.clone(),
-            content_html: body.content_html.clone(),
+            content: body.content,
+            content_html: body.content_html,
             is_featured: head.is_featured,
             is_comment_disabled: head.is_comment_disabled,
-            toc_json: body.toc_json.clone(),
+            toc_json: body.toc_json,
             create_time: head.create_time.clone(),
             update_time: head.update_time.clone(),
             version: head.version,

@@ -118,7 +118,7 @@ pub async fn detail(
 ) -> Result<ArticleOk<Detail>, ArticleError> {
     match read::load(ctx.table.as_ref(), id).await? {
         Some((head, body)) if head.is_deleted == 0 && head.state() != Status::Draft => {
-            Ok(ArticleOk::ok(Detail::new(&head, &body)))
+            Ok(ArticleOk::ok(Detail::new(&head, body)))
         }
         _ => Err(ArticleError::ArticleNotFound),
     }

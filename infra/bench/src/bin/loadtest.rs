@@ -1,10 +1,10 @@
-//! `loadtest`: throughput and latency of the release local gateway on the embedded adapters
+//! `loadtest`: throughput and latency of the local gateway (`gateway` profile) on the embedded adapters
 //! under oha, against a hello-world axum server as the ceiling. `make bench` builds both and
 //! runs it:
 //!
 //! ```text
-//! loadtest --gateway target/package/release/blog-gateway \
-//!   --hello target/package/release/hello-axum --oha .tools/cargo/bin/oha --out docs/performance.md
+//! loadtest --gateway target/package/gateway/blog-gateway \
+//!   --hello target/package/gateway/hello-axum --oha .tools/cargo/bin/oha --out docs/performance.md
 //! ```
 
 use std::{path::PathBuf, time::Duration};
@@ -22,11 +22,11 @@ const COMMAND: &str = "make bench-load";
 /// Throughput and latency of the local gateway.
 #[derive(Parser)]
 struct Args {
-    /// The release gateway binary.
-    #[arg(long, default_value = "target/package/release/blog-gateway")]
+    /// The gateway binary (`gateway` profile).
+    #[arg(long, default_value = "target/package/gateway/blog-gateway")]
     gateway: PathBuf,
-    /// The release hello-world axum server.
-    #[arg(long, default_value = "target/package/release/hello-axum")]
+    /// The hello-world axum server (`gateway` profile).
+    #[arg(long, default_value = "target/package/gateway/hello-axum")]
     hello: PathBuf,
     /// The load generator.
     #[arg(long, default_value = ".tools/cargo/bin/oha")]

@@ -1,4 +1,4 @@
-//! Throughput and latency of the local gateway (release build, embedded adapters) under oha,
+//! Throughput and latency of the local gateway (`gateway` profile, embedded adapters) under oha,
 //! against a hello-world axum server as the ceiling, on the same machine: the gateway is seeded
 //! over HTTP, left to settle, then every endpoint is loaded in turn, round after round.
 

@@ -253,8 +253,7 @@ pub async fn the_webhook_gets_one_signed_post_per_event(api: Api) {
     let mut config = (*api.ctx.config).clone();
     config.webhook_url = Some(url);
     config.webhook_secret = Some("hook-secret".into());
-    let mut ctx = api.ctx.clone();
-    ctx.config = Arc::new(config);
+    let ctx = api.ctx.clone().with_config(config);
 
     let admin = api.admin_token().await;
     let id = published(&api, &admin, json!({"title": "Hooked", "content": RUST[1]})).await;

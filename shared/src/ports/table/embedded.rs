@@ -8,7 +8,8 @@
 //! disk). Reads run on the calling task's thread, on a connection of their own (WAL lets them
 //! proceed beside a write): a read of a few items takes microseconds, less than handing it to
 //! another thread and back, and no read takes long because a Query page stops at 1 MB of items,
-//! as in DynamoDB.
+//! as in DynamoDB. Each connection keeps the items it decoded and reuses one while its row's text
+//! is unchanged (see `embedded_cache.rs`).
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -18,13 +19,16 @@ use std::time::Duration;
 use anyhow::Context;
 use async_trait::async_trait;
 use rusqlite::{
-    config::DbConfig, params, params_from_iter, Connection, OpenFlags, OptionalExtension,
+    config::DbConfig, params, params_from_iter, Connection, OpenFlags,
     TransactionBehavior::Immediate,
 };
 
+#[path = "embedded_cache.rs"]
+mod cache;
 #[path = "embedded_expr.rs"]
 mod expr;
 
+use self::cache::DecodedItems;
 use self::expr::{apply, check_update, holds, invalid, query_sql};
 use super::{
     is_expired, now_epoch_seconds, AttributeValue, Condition, Index, Item, Key, Query, QueryPage,
@@ -43,10 +47,20 @@ const SCHEMA: &str = "
 /// Most items a transaction or a `get_many` may name, as in DynamoDB.
 const MAX_ITEMS: usize = 100;
 
+/// How much of the file each connection maps into memory: reads then copy pages from the map
+/// instead of making a `pread` for every page that is not in the connection's small cache.
+const MMAP_BYTES: i64 = 1 << 30;
+
 /// Where a Query page stops, as in DynamoDB: once the items read reach 1 MB.
 const MAX_PAGE_BYTES: usize = 1 << 20;
 
-type Shared = Arc<Mutex<Connection>>;
+/// A connection and the items it has decoded.
+struct Conn {
+    db: Connection,
+    decoded: DecodedItems,
+}
+
+type Shared = Arc<Mutex<Conn>>;
 
 /// The table port on SQLite (local gateway, in-process tests).
 #[derive(Clone)]
@@ -68,6 +82,7 @@ impl SqliteTable {
         let opening = || format!("opening {}", path.display());
         let writer = Connection::open(path).with_context(opening)?;
         writer.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")?;
+        writer.pragma_update(None, "mmap_size", MMAP_BYTES)?;
         let writer = Self::init(writer)?;
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let readers = (0..cores)
@@ -75,7 +90,8 @@ impl SqliteTable {
                 let reader = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
                     .with_context(opening)?;
                 configure(&reader)?;
-                Ok(Arc::new(Mutex::new(reader)))
+                reader.pragma_update(None, "mmap_size", MMAP_BYTES)?;
+                Ok(Arc::new(Mutex::new(Conn { db: reader, decoded: DecodedItems::new() })))
             })
             .collect::<anyhow::Result<_>>()?;
         Ok(Self { writer, readers })
@@ -95,19 +111,20 @@ impl SqliteTable {
             "DELETE FROM items WHERE expires_at IS NOT NULL AND expires_at <= ?1",
             params![now_epoch_seconds()],
         )?;
-        Ok(Arc::new(Mutex::new(conn)))
+        Ok(Arc::new(Mutex::new(Conn { db: conn, decoded: DecodedItems::new() })))
     }
 
     /// Runs a read on the calling thread, on a free reader (or waits for the first one).
     fn read<T>(
         &self,
-        f: impl FnOnce(&Connection) -> Result<T, TableError>,
+        f: impl FnOnce(&Connection, &mut DecodedItems) -> Result<T, TableError>,
     ) -> Result<T, TableError> {
-        let conn = match self.readers.iter().find_map(|r| r.try_lock().ok()) {
+        let mut conn = match self.readers.iter().find_map(|r| r.try_lock().ok()) {
             Some(conn) => conn,
             None => self.readers[0].lock().map_err(|_| poisoned())?,
         };
-        f(&conn)
+        let Conn { db, decoded } = &mut *conn;
+        f(db, decoded)
     }
 
     /// Runs `f` on the writer on the blocking thread pool.
@@ -117,7 +134,7 @@ impl SqliteTable {
         F: FnOnce(&mut Connection) -> Result<T, TableError> + Send + 'static,
     {
         let conn = Arc::clone(&self.writer);
-        tokio::task::spawn_blocking(move || f(&mut *conn.lock().map_err(|_| poisoned())?))
+        tokio::task::spawn_blocking(move || f(&mut conn.lock().map_err(|_| poisoned())?.db))
             .await
             .map_err(|e| TableError::Backend(anyhow::anyhow!("sqlite task failed: {e}")))?
     }
@@ -131,7 +148,8 @@ impl SqliteTable {
         self.write(move |conn| {
             let (tx, now) =
                 (conn.transaction_with_behavior(Immediate).map_err(db)?, now_epoch_seconds());
-            let stored = keys.iter().map(|k| load(&tx, k)).collect::<Result<Vec<_>, _>>()?;
+            let stored =
+                keys.iter().map(|k| load(&tx, k, decode)).collect::<Result<Vec<_>, _>>()?;
             let failed: Vec<usize> = (0..writes.len())
                 .filter(|&i| {
                     let current = stored[i].as_ref().filter(|item| !is_expired(item, now));
@@ -179,16 +197,20 @@ impl SqliteTable {
 impl Table for SqliteTable {
     async fn get(&self, key: &Key) -> Result<Option<Item>, TableError> {
         check_key(key)?;
-        self.read(|conn| Ok(live(load(conn, key)?, now_epoch_seconds())))
+        self.read(|conn, decoded| {
+            let item = load(conn, key, |text| decoded.decode(&key.pk, &key.sk, text))?;
+            Ok(live(item, now_epoch_seconds()))
+        })
     }
 
     async fn get_many(&self, keys: &[Key]) -> Result<Vec<Item>, TableError> {
         distinct_keys(keys, "get_many")?;
-        self.read(|conn| {
+        self.read(|conn, decoded| {
             let now = now_epoch_seconds();
             let mut items = Vec::with_capacity(keys.len());
             for key in keys {
-                items.extend(live(load(conn, key)?, now));
+                let item = load(conn, key, |text| decoded.decode(&key.pk, &key.sk, text))?;
+                items.extend(live(item, now));
             }
             Ok(items)
         })
@@ -219,15 +241,15 @@ impl Table for SqliteTable {
 
     async fn query(&self, query: Query) -> Result<QueryPage, TableError> {
         let (sql, args, key_attrs) = query_sql(&query)?;
-        self.read(|conn| {
+        self.read(|conn, decoded| {
             let now = now_epoch_seconds();
             let mut stmt = conn.prepare_cached(&sql).map_err(db)?;
             let mut rows = stmt.query(params_from_iter(args.iter())).map_err(db)?;
             let mut page = QueryPage::default();
             let (mut evaluated, mut bytes) = (0u32, 0usize);
             while let Some(row) = rows.next().map_err(db)? {
-                let json = row.get_ref(0).map_err(db)?.as_str().map_err(|e| db(e.into()))?;
-                let item = decode(json)?;
+                let (pk, sk, json) = (text(row, 0)?, text(row, 1)?, text(row, 2)?);
+                let item = decoded.decode(pk, sk, json)?;
                 (evaluated, bytes) = (evaluated + 1, bytes + json.len());
                 // Like DynamoDB's LastEvaluatedKey: set whenever the page stops early.
                 let full =
@@ -256,7 +278,7 @@ impl Table for SqliteTable {
     }
 
     async fn ping(&self) -> Result<(), TableError> {
-        self.read(|conn| conn.query_row("SELECT 1", [], |_| Ok(())).map_err(db))
+        self.read(|conn, _| conn.query_row("SELECT 1", [], |_| Ok(())).map_err(db))
     }
 }
 
@@ -281,13 +303,24 @@ fn decode(json: &str) -> Result<Item, TableError> {
         .map_err(|e| TableError::Backend(anyhow::anyhow!("corrupt item: {e}")))
 }
 
-/// The stored item of `key`, expired or not.
-fn load(conn: &Connection, key: &Key) -> Result<Option<Item>, TableError> {
+/// Column `i` of a row, as text.
+fn text<'r>(row: &'r rusqlite::Row<'_>, i: usize) -> Result<&'r str, TableError> {
+    row.get_ref(i).map_err(db)?.as_str().map_err(|e| db(e.into()))
+}
+
+/// The stored item of `key`, expired or not, as `decode` makes it of the stored text.
+fn load(
+    conn: &Connection,
+    key: &Key,
+    decode: impl FnOnce(&str) -> Result<Item, TableError>,
+) -> Result<Option<Item>, TableError> {
     let mut stmt =
         conn.prepare_cached("SELECT item FROM items WHERE pk = ?1 AND sk = ?2").map_err(db)?;
-    let json: Option<String> =
-        stmt.query_row(params![key.pk, key.sk], |r| r.get(0)).optional().map_err(db)?;
-    json.as_deref().map(decode).transpose()
+    let mut rows = stmt.query(params![key.pk, key.sk]).map_err(db)?;
+    match rows.next().map_err(db)? {
+        Some(row) => decode(text(row, 0)?).map(Some),
+        None => Ok(None),
+    }
 }
 
 /// The item unless it has expired.

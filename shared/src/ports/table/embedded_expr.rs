@@ -122,7 +122,7 @@ pub(super) fn query_sql(
         return Err(invalid("a query limit must be at least 1"));
     }
     let (p, s) = query.index.key_attributes();
-    let mut sql = format!("SELECT item FROM items WHERE {p} = ?");
+    let mut sql = format!("SELECT pk, sk, item FROM items WHERE {p} = ?");
     let mut args = vec![query.partition.clone()];
     let mut push = |clause: String, values: &[&String]| {
         sql.push_str(&clause);

@@ -1,8 +1,11 @@
 //! The throughput ceiling: a hello-world axum server on the same runtime settings as the local
-//! gateway (tokio multi-thread, `axum::serve`). Listens on `HELLO_ADDR` (default
+//! gateway (tokio multi-thread, `axum::serve`, mimalloc). Listens on `HELLO_ADDR` (default
 //! 127.0.0.1:3900) and answers `GET /` with a fixed JSON body.
 
 use axum::{http::header::CONTENT_TYPE, routing::get, Router};
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
