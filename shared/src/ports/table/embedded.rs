@@ -27,22 +27,16 @@ use rusqlite::{
 mod cache;
 #[path = "embedded_expr.rs"]
 mod expr;
+#[path = "embedded_schema.rs"]
+mod schema;
 
 use self::cache::DecodedItems;
 use self::expr::{apply, check_update, holds, invalid, query_sql};
+use self::schema::create_or_migrate;
 use super::{
     is_expired, now_epoch_seconds, AttributeValue, Condition, Index, Item, Key, Query, QueryPage,
     Table, TableError, Update, Write, TTL,
 };
-
-const SCHEMA: &str = "
-    CREATE TABLE IF NOT EXISTS items (
-        pk TEXT NOT NULL, sk TEXT NOT NULL, item TEXT NOT NULL, expires_at INTEGER,
-        gsi1pk TEXT, gsi1sk TEXT, gsi2pk TEXT, gsi2sk TEXT,
-        PRIMARY KEY (pk, sk)
-    ) WITHOUT ROWID;
-    CREATE INDEX IF NOT EXISTS items_gsi1 ON items (gsi1pk, gsi1sk);
-    CREATE INDEX IF NOT EXISTS items_gsi2 ON items (gsi2pk, gsi2sk);";
 
 /// Most items a transaction or a `get_many` may name, as in DynamoDB.
 const MAX_ITEMS: usize = 100;
@@ -104,9 +98,9 @@ impl SqliteTable {
     }
 
     /// Configures the writer, creates the schema and purges expired rows.
-    fn init(conn: Connection) -> anyhow::Result<Shared> {
+    fn init(mut conn: Connection) -> anyhow::Result<Shared> {
         configure(&conn)?;
-        conn.execute_batch(SCHEMA)?;
+        create_or_migrate(&mut conn)?;
         conn.execute(
             "DELETE FROM items WHERE expires_at IS NOT NULL AND expires_at <= ?1",
             params![now_epoch_seconds()],

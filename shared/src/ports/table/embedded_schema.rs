@@ -1,0 +1,46 @@
+//! The embedded table's SQLite schema, and the rewrite of data files of the earlier layout.
+
+use rusqlite::{Connection, TransactionBehavior::Immediate};
+
+/// Rows live in a rowid table and keys in indexes beside it: in a `WITHOUT ROWID` table every key
+/// comparison on a row too long for its page (an article body) copied the whole row. The
+/// secondary indexes end with the table key, so a page in index order needs no sort.
+const SCHEMA: &str = "
+    CREATE TABLE IF NOT EXISTS items (
+        pk TEXT NOT NULL, sk TEXT NOT NULL, item TEXT NOT NULL, expires_at INTEGER,
+        gsi1pk TEXT, gsi1sk TEXT, gsi2pk TEXT, gsi2sk TEXT,
+        UNIQUE (pk, sk)
+    );
+    CREATE INDEX IF NOT EXISTS items_gsi1 ON items (gsi1pk, gsi1sk, pk, sk);
+    CREATE INDEX IF NOT EXISTS items_gsi2 ON items (gsi2pk, gsi2sk, pk, sk);";
+
+/// Rewrites a file of the earlier layout (one `WITHOUT ROWID` table) into [`SCHEMA`].
+const MIGRATE_WITHOUT_ROWID: &str = "
+    ALTER TABLE items RENAME TO items_without_rowid;
+    DROP INDEX IF EXISTS items_gsi1;
+    DROP INDEX IF EXISTS items_gsi2;";
+
+const COPY_WITHOUT_ROWID: &str = "
+    INSERT INTO items (pk, sk, item, expires_at, gsi1pk, gsi1sk, gsi2pk, gsi2sk)
+        SELECT pk, sk, item, expires_at, gsi1pk, gsi1sk, gsi2pk, gsi2sk FROM items_without_rowid;
+    DROP TABLE items_without_rowid;";
+
+/// Creates the schema, first rewriting a file of the earlier layout, all in one transaction (a
+/// second process opening the file meanwhile waits, then finds it done).
+pub(super) fn create_or_migrate(conn: &mut Connection) -> rusqlite::Result<()> {
+    let tx = conn.transaction_with_behavior(Immediate)?;
+    let earlier: bool = tx.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'items' \
+         AND sql LIKE '%WITHOUT ROWID%'",
+        [],
+        |row| row.get(0),
+    )?;
+    if earlier {
+        tx.execute_batch(MIGRATE_WITHOUT_ROWID)?;
+    }
+    tx.execute_batch(SCHEMA)?;
+    if earlier {
+        tx.execute_batch(COPY_WITHOUT_ROWID)?;
+    }
+    tx.commit()
+}

@@ -1,0 +1,81 @@
+//! A data file written by an earlier version (items in a `WITHOUT ROWID` table) opens with every
+//! item, key order and index intact, rewritten once into the current layout.
+#![cfg(feature = "embedded")]
+
+use blog_shared::ports::table::{embedded::SqliteTable, s, Index, Key, Query, SortKey, Table};
+
+/// The schema of the data files before the rows moved out of the key's B-tree.
+const EARLIER_SCHEMA: &str = "
+    CREATE TABLE items (
+        pk TEXT NOT NULL, sk TEXT NOT NULL, item TEXT NOT NULL, expires_at INTEGER,
+        gsi1pk TEXT, gsi1sk TEXT, gsi2pk TEXT, gsi2sk TEXT,
+        PRIMARY KEY (pk, sk)
+    ) WITHOUT ROWID;
+    CREATE INDEX items_gsi1 ON items (gsi1pk, gsi1sk);
+    CREATE INDEX items_gsi2 ON items (gsi2pk, gsi2sk);";
+
+fn stored(pk: &str, sk: &str, gsi1: Option<(&str, &str)>) -> String {
+    let mut json = format!(
+        r#"{{"pk":{{"S":"{pk}"}},"sk":{{"S":"{sk}"}},"body":{{"S":"{}"}}"#,
+        "x".repeat(5000)
+    );
+    if let Some((p, s)) = gsi1 {
+        json += &format!(r#","gsi1pk":{{"S":"{p}"}},"gsi1sk":{{"S":"{s}"}}"#);
+    }
+    json + "}"
+}
+
+fn write_earlier_file(path: &std::path::Path) {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    conn.execute_batch("PRAGMA journal_mode = WAL;").unwrap();
+    conn.execute_batch(EARLIER_SCHEMA).unwrap();
+    let rows = [
+        ("A#1", "BODY", None),
+        ("A#1", "HEAD", Some(("LIST", "002"))),
+        ("A#2", "HEAD", Some(("LIST", "001"))),
+        ("A#3", "HEAD", Some(("LIST", "001"))),
+    ];
+    for (pk, sk, gsi1) in rows {
+        conn.execute(
+            "INSERT INTO items (pk, sk, item, gsi1pk, gsi1sk) VALUES (?1, ?2, ?3, ?4, ?5)",
+            rusqlite::params![pk, sk, stored(pk, sk, gsi1), gsi1.map(|g| g.0), gsi1.map(|g| g.1)],
+        )
+        .unwrap();
+    }
+}
+
+fn table_sql(path: &std::path::Path) -> String {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    conn.query_row("SELECT sql FROM sqlite_master WHERE name = 'items'", [], |r| r.get(0)).unwrap()
+}
+
+fn keys(items: &[blog_shared::ports::table::Item]) -> Vec<String> {
+    items.iter().map(|item| Key::of(item).unwrap().to_string()).collect()
+}
+
+#[tokio::test]
+async fn a_file_of_the_earlier_layout_opens_with_every_item_and_index_intact() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("blog.db");
+    write_earlier_file(&path);
+
+    for _ in 0..2 {
+        let table = SqliteTable::open(&path).unwrap();
+        assert!(!table_sql(&path).contains("WITHOUT ROWID"), "rewritten once, then left alone");
+        let head = table.get(&Key::new("A#1", "HEAD")).await.unwrap().unwrap();
+        assert_eq!(head.get("body"), Some(&s("x".repeat(5000))));
+        let article = table
+            .query(Query::partition(Index::Primary, "A#1").sort(SortKey::Le("HEAD".into())))
+            .await
+            .unwrap();
+        assert_eq!(keys(&article.items), ["A#1|BODY", "A#1|HEAD"]);
+        let listed = table.query(Query::partition(Index::Gsi1, "LIST")).await.unwrap();
+        assert_eq!(keys(&listed.items), ["A#2|HEAD", "A#3|HEAD", "A#1|HEAD"]);
+        let mut first = Query::partition(Index::Gsi1, "LIST");
+        first.limit = Some(1);
+        let page = table.query(first.clone()).await.unwrap();
+        first.start_after = page.next;
+        let rest = table.query(first).await.unwrap();
+        assert_eq!(keys(&rest.items), ["A#3|HEAD"], "pages resume after ties on the index key");
+    }
+}
