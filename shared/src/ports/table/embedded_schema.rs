@@ -14,13 +14,14 @@ const SCHEMA: &str = "
     CREATE INDEX IF NOT EXISTS items_gsi1 ON items (gsi1pk, gsi1sk, pk, sk);
     CREATE INDEX IF NOT EXISTS items_gsi2 ON items (gsi2pk, gsi2sk, pk, sk);";
 
-/// Rewrites a file of the earlier layout (one `WITHOUT ROWID` table) into [`SCHEMA`].
-const MIGRATE_WITHOUT_ROWID: &str = "
+/// Sets the earlier layout's table (`WITHOUT ROWID`) aside before [`SCHEMA`] is created.
+const SET_ASIDE_EARLIER_TABLE: &str = "
     ALTER TABLE items RENAME TO items_without_rowid;
     DROP INDEX IF EXISTS items_gsi1;
     DROP INDEX IF EXISTS items_gsi2;";
 
-const COPY_WITHOUT_ROWID: &str = "
+/// Copies the rows set aside into [`SCHEMA`]'s table, then drops their table.
+const COPY_EARLIER_TABLE: &str = "
     INSERT INTO items (pk, sk, item, expires_at, gsi1pk, gsi1sk, gsi2pk, gsi2sk)
         SELECT pk, sk, item, expires_at, gsi1pk, gsi1sk, gsi2pk, gsi2sk FROM items_without_rowid;
     DROP TABLE items_without_rowid;";
@@ -36,11 +37,11 @@ pub(super) fn create_or_migrate(conn: &mut Connection) -> rusqlite::Result<()> {
         |row| row.get(0),
     )?;
     if earlier {
-        tx.execute_batch(MIGRATE_WITHOUT_ROWID)?;
+        tx.execute_batch(SET_ASIDE_EARLIER_TABLE)?;
     }
     tx.execute_batch(SCHEMA)?;
     if earlier {
-        tx.execute_batch(COPY_WITHOUT_ROWID)?;
+        tx.execute_batch(COPY_EARLIER_TABLE)?;
     }
     tx.commit()
 }
