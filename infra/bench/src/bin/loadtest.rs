@@ -1,6 +1,6 @@
-//! `loadtest`: throughput and latency of the local gateway (`gateway` profile) on the embedded adapters
-//! under oha, against a hello-world axum server as the ceiling. `make bench` builds both and
-//! runs it:
+//! `loadtest`: throughput and latency of the local gateway (`gateway` profile) on the embedded
+//! adapters under oha, against a hello-world axum server as the ceiling. `make bench` builds
+//! both and runs it:
 //!
 //! ```text
 //! loadtest --gateway target/package/gateway/blog-gateway \

@@ -36,14 +36,15 @@ pub fn section(outcome: &Outcome, settings: &Settings, command: &str) -> String 
         &format!(
             "Method: the `blog-gateway` built with the `gateway` profile (`cargo build \
              --profile gateway -p local-gateway`: the release profile at `opt-level = 3`, with \
-             mimalloc as its allocator; embedded adapters: SQLite table in a fresh data directory on disk, in-process \
-             queue and worker, local embedder) is seeded over HTTP with {} articles (10 \
-             categories, 30 tags; each article created then published by the administrator, in \
-             {:.0} s), then left until its CPU use stays under 5 % of a core for 2 s ({:.0} s, \
-             while its worker computes embeddings and related articles). Each endpoint then gets \
-             a {} s warm-up, and {} rounds of `oha -c {} -z {}s` each, the endpoints in turn \
-             within a round; the hello-world axum server (`infra/bench/hello-lambda`, binary \
-             `hello-axum`, same profile and allocator) answering a fixed JSON body is the ceiling. \
+             mimalloc as its allocator; embedded adapters: SQLite table in a fresh data \
+             directory on disk, in-process queue and worker, local embedder) is seeded over \
+             HTTP with {} articles (10 categories, 30 tags; each article created then published \
+             by the administrator, in {:.0} s), then left until its CPU use stays under 5 % of \
+             a core for 2 s ({:.0} s, while its worker computes embeddings and related \
+             articles). Each endpoint then gets a {} s warm-up, and {} rounds of `oha -c {} -z \
+             {}s` each, the endpoints in turn within a round; the hello-world axum server \
+             (`infra/bench/hello-lambda`, binary `hello-axum`, same profile and allocator) \
+             answering a fixed JSON body is the ceiling. \
              Every answer must be a 200. Figures are medians of the rounds (min-max for the \
              throughput). The gateway's peak RSS over the whole run was {:.0} MiB.",
             thousands(outcome.articles),

@@ -76,7 +76,6 @@ impl SqliteTable {
         let opening = || format!("opening {}", path.display());
         let writer = Connection::open(path).with_context(opening)?;
         writer.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")?;
-        writer.pragma_update(None, "mmap_size", MMAP_BYTES)?;
         let writer = Self::init(writer)?;
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let readers = (0..cores)
@@ -84,7 +83,6 @@ impl SqliteTable {
                 let reader = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
                     .with_context(opening)?;
                 configure(&reader)?;
-                reader.pragma_update(None, "mmap_size", MMAP_BYTES)?;
                 Ok(Arc::new(Mutex::new(Conn { db: reader, decoded: DecodedItems::new() })))
             })
             .collect::<anyhow::Result<_>>()?;
@@ -287,6 +285,7 @@ fn poisoned() -> TableError {
 /// Settings of every connection.
 fn configure(conn: &Connection) -> rusqlite::Result<()> {
     conn.busy_timeout(Duration::from_secs(5))?;
+    conn.pragma_update(None, "mmap_size", MMAP_BYTES)?;
     // Plans never depend on bound values: otherwise SQLite prepares a cached range query
     // again each time its arguments change (most of a detail read's time went there).
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true).map(|_| ())
