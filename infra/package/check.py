@@ -31,7 +31,7 @@ from botocore.config import Config
 ROOT = Path(__file__).resolve().parents[2]
 EVENTS = ROOT / "events"
 LAMBDA_DIR = ROOT / "target" / "lambda"
-FUNCTIONS = "auth users categories tags articles admin-articles files ops worker".split()
+FUNCTIONS = "auth users categories tags articles admin-articles files ops worker outbox-sweep".split()
 ADMIN = ("admin", "Admin12345", "admin@example.com")
 
 
@@ -229,12 +229,19 @@ def run(check):
           f"batchItemFailures={failures}")
     if not ok:
         check.failures.append(f"worker sqs-batch: {batch}")
+    # The publish above sent its event, so the outbox holds nothing to re-send.
+    sweep = check.invoke("outbox-sweep", check.event("outbox-sweep/scheduled.json"))
+    ok = sweep == {"delivered": 0}
+    print(f"[package-check] {'ok  ' if ok else 'FAIL'} {'outbox-sweep':15} "
+          f"{'outbox-sweep/scheduled.json':32} {sweep}")
+    if not ok:
+        check.failures.append(f"outbox-sweep scheduled: {sweep}")
     warm_reads = [
         ("auth", "auth/login.json"), ("users", "users/get-me.json"),
         ("categories", "categories/tree.json"), ("tags", "tags/hot.json"),
         ("articles", "articles/detail.json"), ("admin-articles", "admin-articles/list.json"),
         ("files", "files/metadata.json"), ("ops", "ops/health.json"),
-        ("worker", "worker/outbox-sweep.json"),
+        ("worker", "worker/sqs-batch.json"), ("outbox-sweep", "outbox-sweep/scheduled.json"),
     ]
     for function, path in warm_reads:
         check.warm(function, path)

@@ -36,13 +36,10 @@ pub fn service(area: fn(AppContext) -> Router, ctx: AppContext) -> Router {
     crate::http::finish(area(ctx))
 }
 
-/// Runs the worker function: SQS batches of ArticlePublishedEvent (partial batch failures
-/// reported back) and the scheduled outbox sweep.
+/// Runs the worker function: SQS batches of ArticlePublishedEvent, partial batch failures
+/// reported back.
 pub async fn run_worker() -> Result<(), LambdaError> {
-    let mut config = Config::from_env()?;
-    config.function = "worker".to_string();
-    crate::telemetry::init(&config.log, true);
-    let ctx = setup::function_context(config, Needs::WORKER).await?;
+    let ctx = event_function_context("worker", Needs::WORKER).await?;
     let handler =
         lambda_runtime::service_fn(move |event: lambda_runtime::LambdaEvent<serde_json::Value>| {
             let ctx = ctx.clone();
@@ -51,7 +48,26 @@ pub async fn run_worker() -> Result<(), LambdaError> {
     lambda_runtime::run(handler).await
 }
 
-/// One invocation of the worker: an SQS event, or any other event (the schedule) as a sweep.
+/// Runs the outbox-sweep function: on each scheduled event, re-sends the ArticlePublishedEvent
+/// whose send failed after their publish committed.
+pub async fn run_outbox_sweep() -> Result<(), LambdaError> {
+    let ctx = event_function_context("outbox-sweep", Needs::OUTBOX_SWEEP).await?;
+    let handler =
+        lambda_runtime::service_fn(move |event: lambda_runtime::LambdaEvent<serde_json::Value>| {
+            let ctx = ctx.clone();
+            async move { outbox_sweep_invocation(&ctx, event.payload).await }
+        });
+    lambda_runtime::run(handler).await
+}
+
+async fn event_function_context(name: &str, needs: Needs) -> Result<AppContext, LambdaError> {
+    let mut config = Config::from_env()?;
+    config.function = name.to_string();
+    crate::telemetry::init(&config.log, true);
+    Ok(setup::function_context(config, needs).await?)
+}
+
+/// One invocation of the worker: an SQS event of ArticlePublishedEvent messages.
 pub async fn worker_invocation(
     ctx: &AppContext,
     payload: serde_json::Value,
@@ -62,17 +78,25 @@ pub async fn worker_invocation(
     response
 }
 
+/// One invocation of the outbox sweep, whatever the (scheduled) event: every outbox event
+/// older than a minute is sent; answers `{"delivered": n}`.
+pub async fn outbox_sweep_invocation(
+    ctx: &AppContext,
+    _scheduled_event: serde_json::Value,
+) -> Result<serde_json::Value, LambdaError> {
+    ctx.telemetry.refresh_levels_if_due(ctx.table.as_ref()).await;
+    let delivered = crate::articles::events::sweep(ctx, std::time::Duration::from_secs(60)).await;
+    ctx.telemetry.export_if_due(ctx.table.as_ref()).await;
+    Ok(serde_json::json!({ "delivered": delivered? }))
+}
+
 async fn handle_worker_event(
     ctx: &AppContext,
     payload: serde_json::Value,
 ) -> Result<serde_json::Value, LambdaError> {
     use aws_lambda_events::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent};
-    if payload.get("Records").is_none() {
-        let delivered =
-            crate::articles::events::sweep(ctx, std::time::Duration::from_secs(60)).await?;
-        return Ok(serde_json::json!({ "delivered": delivered }));
-    }
-    let event: SqsEvent = serde_json::from_value(payload)?;
+    let event: SqsEvent = serde_json::from_value(payload)
+        .map_err(|error| format!("the worker takes SQS events only: {error}"))?;
     let messages: Vec<crate::ports::events::Message> = event
         .records
         .into_iter()

@@ -107,8 +107,11 @@ impl Needs {
         Needs { tokens: true, events: false, embedder: false, blobs: true };
     /// The ops function: checks the queue and the bucket for its health report.
     pub const OPS: Needs = Needs { tokens: false, events: true, embedder: false, blobs: true };
-    /// The worker: handles events, and re-sends outbox events.
-    pub const WORKER: Needs = Needs { tokens: false, events: true, embedder: true, blobs: false };
+    /// The worker: handles events (embeddings, related lists, statistics).
+    pub const WORKER: Needs = Needs { tokens: false, events: false, embedder: true, blobs: false };
+    /// The outbox sweep: re-sends outbox events to the queue.
+    pub const OUTBOX_SWEEP: Needs =
+        Needs { tokens: false, events: true, embedder: false, blobs: false };
 }
 
 /// Builds the context: table adapter and JWT keys.

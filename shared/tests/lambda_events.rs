@@ -6,7 +6,8 @@
 use std::{collections::HashMap, path::Path, sync::Arc};
 
 use blog_shared::{
-    articles, auth,
+    articles::{self, events::ArticlePublishedEvent},
+    auth,
     config::Config,
     context::AppContext,
     files, lambda,
@@ -169,26 +170,34 @@ async fn replay_articles(ctx: &AppContext, values: &mut HashMap<&str, String>) {
     }
 }
 
-/// Replays the worker's events through its handler (`lambda::worker_invocation`, what the
-/// worker's lambda_runtime service calls) once the sample article is published: the SQS batch
-/// (its first record is an ArticlePublishedEvent of that article, its second a poison message
-/// that alone is reported back) and the scheduled outbox sweep (nothing older than a minute).
+/// Replays the events of the two lambda_runtime functions through their handlers once the
+/// sample article is published: the worker's SQS batch (`lambda::worker_invocation`; its first
+/// record is an ArticlePublishedEvent of that article, its second a poison message that alone
+/// is reported back), then the outbox sweep's scheduled event (`lambda::outbox_sweep_invocation`),
+/// with one event left in the outbox two minutes ago: it is delivered, and the outbox is empty.
 async fn replay_worker(ctx: &AppContext, values: &HashMap<&str, String>) {
     let worker_event = |file: &str| -> Value {
-        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../events/worker").join(file);
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../events").join(file);
         let mut text = std::fs::read_to_string(&file).unwrap();
         text = text.replace("{{ARTICLE_ID}}", &values["ARTICLE_ID"]);
         serde_json::from_str(&text).unwrap()
     };
-    let batch = worker_event("sqs-batch.json");
+    let batch = worker_event("worker/sqs-batch.json");
     let poison = batch["Records"][1]["messageId"].clone();
     let answer = lambda::worker_invocation(ctx, batch).await.unwrap();
     assert_eq!(answer, serde_json::json!({ "batchItemFailures": [{ "itemIdentifier": poison }] }));
     let id: u64 = values["ARTICLE_ID"].parse().unwrap();
     let stats = blog_shared::ports::table::Key::new(format!("ARTICLE#{id}"), "A#STATS");
     assert!(ctx.table.get(&stats).await.unwrap().is_some(), "the event was handled");
-    let answer = lambda::worker_invocation(ctx, worker_event("outbox-sweep.json")).await.unwrap();
-    assert_eq!(answer, serde_json::json!({ "delivered": 0 }));
+    let head = articles::read::load_head(ctx.table.as_ref(), id).await.unwrap().unwrap();
+    let mut stale = ArticlePublishedEvent::of(&head);
+    stale.created_at -= 120_000;
+    ctx.table.transact(vec![articles::events::outbox_write(&stale).unwrap()]).await.unwrap();
+    let sweep = worker_event("outbox-sweep/scheduled.json");
+    let answer = lambda::outbox_sweep_invocation(ctx, sweep.clone()).await.unwrap();
+    assert_eq!(answer, serde_json::json!({ "delivered": 1 }));
+    let answer = lambda::outbox_sweep_invocation(ctx, sweep).await.unwrap();
+    assert_eq!(answer, serde_json::json!({ "delivered": 0 }), "the outbox is empty");
 }
 
 /// Bytes of the sample upload (`events/files/presigned.json` declares their size and MD5).

@@ -54,12 +54,13 @@ fn template_routes(template: &str) -> (BTreeSet<String>, bool) {
     (routes, default_route)
 }
 
-/// `routeKey` of every API Gateway sample event (the worker's are SQS and schedule events).
+/// `routeKey` of every API Gateway sample event (the worker's are SQS events, the outbox
+/// sweep's a schedule's).
 fn sample_routes() -> BTreeSet<String> {
     let mut routes = BTreeSet::new();
     for area in std::fs::read_dir(root().join("events")).unwrap() {
         let area = area.unwrap().path();
-        if !area.is_dir() || area.ends_with("worker") {
+        if !area.is_dir() || area.ends_with("worker") || area.ends_with("outbox-sweep") {
             continue;
         }
         for file in std::fs::read_dir(&area).unwrap() {

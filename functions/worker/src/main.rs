@@ -1,5 +1,5 @@
 //! Lambda function of the worker: SQS batches of ArticlePublishedEvent (embeddings, related
-//! lists, statistics, notification) and the scheduled outbox sweep.
+//! lists, statistics, notification).
 
 #[tokio::main]
 async fn main() -> Result<(), blog_shared::lambda::LambdaError> {

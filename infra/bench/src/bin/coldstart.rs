@@ -30,6 +30,7 @@ const FUNCTIONS: &[(&str, &str, Answer, bool)] = &[
     ("files", "files/presigned.json", Answer::Http200, true),
     ("ops", "ops/liveness.json", Answer::Http200, true),
     ("worker", "worker/sqs-batch.json", Answer::SqsBatch, false),
+    ("outbox-sweep", "outbox-sweep/scheduled.json", Answer::Sweep, false),
 ];
 /// The baseline and its event.
 const HELLO: (&str, &str) = ("hello-lambda", "articles/list.json");

@@ -22,6 +22,8 @@ pub enum Answer {
     Http200,
     /// An SQS batch response (`batchItemFailures`).
     SqsBatch,
+    /// The outbox sweep's count of re-sent events (`delivered`).
+    Sweep,
 }
 
 /// One binary under measurement.
@@ -115,6 +117,7 @@ fn check(subject: &Subject, answer: &Bytes) -> Result<()> {
     let ok = match subject.answer {
         Answer::Http200 => json["statusCode"] == 200,
         Answer::SqsBatch => json["batchItemFailures"].is_array(),
+        Answer::Sweep => json["delivered"].is_u64(),
     };
     if !ok {
         bail!("{} answered {json} to {}", subject.name, subject.event_file);
