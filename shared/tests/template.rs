@@ -150,3 +150,15 @@ fn the_dashboard_charts_only_metrics_the_functions_emit() {
     let unknown: Vec<_> = charted.difference(&emitted).collect();
     assert!(unknown.is_empty(), "charted but never emitted: {unknown:?} (emitted: {emitted:?})");
 }
+
+#[test]
+fn the_template_trusts_the_roots_the_packages_carry() {
+    let template = template();
+    assert!(
+        template.contains("- /var/task/aws-trust-roots.pem"),
+        "SSL_CERT_FILE of TrustStore=aws"
+    );
+    let build = std::fs::read_to_string(root().join("infra/package/build.sh")).unwrap();
+    assert!(build.contains("cp infra/package/aws-trust-roots.pem \"$out/$function/\""));
+    assert!(root().join("infra/package/aws-trust-roots.pem").is_file());
+}

@@ -3,7 +3,7 @@
 
 use std::{
     path::{Path, PathBuf},
-    sync::Mutex,
+    sync::{Mutex, OnceLock},
     time::Instant,
 };
 
@@ -33,20 +33,24 @@ pub struct DiskSpace {
     pub total: u64,
 }
 
-/// Reads the current process; keeps the previous CPU counters so usage covers the interval.
+/// Reads the current process; keeps the previous CPU counters so usage covers the interval
+/// since the previous reading (the first covers the time since the machine booted).
+///
+/// The machine's counters are first read at the first reading, not at start: a function's cold
+/// start need not parse `/proc/cpuinfo` for a metric most functions export once a minute.
 pub struct ProcessProbe {
-    system: Option<Mutex<System>>,
+    system: OnceLock<Option<Mutex<System>>>,
     pid: Option<Pid>,
     started: Instant,
 }
 
 impl Default for ProcessProbe {
     fn default() -> Self {
-        let system = System::new().ok().map(|mut system| {
-            system.refresh_cpu_usage();
-            Mutex::new(system)
-        });
-        Self { system, pid: sysinfo::get_current_pid().ok(), started: Instant::now() }
+        Self {
+            system: OnceLock::new(),
+            pid: sysinfo::get_current_pid().ok(),
+            started: Instant::now(),
+        }
     }
 }
 
@@ -54,7 +58,7 @@ impl ProcessProbe {
     /// Reads memory, threads and CPU usage now.
     pub fn read(&self) -> ProcessReading {
         let uptime_seconds = self.started.elapsed().as_secs_f64();
-        let Some(system) = &self.system else {
+        let Some(system) = self.system.get_or_init(|| System::new().ok().map(Mutex::new)) else {
             let unknown = ProcessReading { uptime_seconds, ..ProcessReading::default() };
             return unknown;
         };
