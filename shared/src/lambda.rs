@@ -39,32 +39,37 @@ pub fn service(area: fn(AppContext) -> Router, ctx: AppContext) -> Router {
 /// Runs the worker function: SQS batches of ArticlePublishedEvent, partial batch failures
 /// reported back.
 pub async fn run_worker() -> Result<(), LambdaError> {
-    let ctx = event_function_context("worker", Needs::WORKER).await?;
-    let handler =
-        lambda_runtime::service_fn(move |event: lambda_runtime::LambdaEvent<serde_json::Value>| {
-            let ctx = ctx.clone();
-            async move { worker_invocation(&ctx, event.payload).await }
-        });
-    lambda_runtime::run(handler).await
+    run_events("worker", Needs::WORKER, |ctx, payload| async move {
+        worker_invocation(&ctx, payload).await
+    })
+    .await
 }
 
 /// Runs the outbox-sweep function: on each scheduled event, re-sends the ArticlePublishedEvent
 /// whose send failed after their publish committed.
 pub async fn run_outbox_sweep() -> Result<(), LambdaError> {
-    let ctx = event_function_context("outbox-sweep", Needs::OUTBOX_SWEEP).await?;
-    let handler =
-        lambda_runtime::service_fn(move |event: lambda_runtime::LambdaEvent<serde_json::Value>| {
-            let ctx = ctx.clone();
-            async move { outbox_sweep_invocation(&ctx, event.payload).await }
-        });
-    lambda_runtime::run(handler).await
+    run_events("outbox-sweep", Needs::OUTBOX_SWEEP, |ctx, payload| async move {
+        outbox_sweep_invocation(&ctx, payload).await
+    })
+    .await
 }
 
-async fn event_function_context(name: &str, needs: Needs) -> Result<AppContext, LambdaError> {
+/// Runs a function of JSON events (not HTTP) as `name`: its context is built once per cold
+/// start, then every event's payload goes to `invocation`.
+async fn run_events<F, Answer>(name: &str, needs: Needs, invocation: F) -> Result<(), LambdaError>
+where
+    F: Fn(AppContext, serde_json::Value) -> Answer,
+    Answer: std::future::Future<Output = Result<serde_json::Value, LambdaError>>,
+{
     let mut config = Config::from_env()?;
     config.function = name.to_string();
     crate::telemetry::init(&config.log, true);
-    Ok(setup::function_context(config, needs).await?)
+    let ctx = setup::function_context(config, needs).await?;
+    let handler =
+        lambda_runtime::service_fn(|event: lambda_runtime::LambdaEvent<serde_json::Value>| {
+            invocation(ctx.clone(), event.payload)
+        });
+    lambda_runtime::run(handler).await
 }
 
 /// One invocation of the worker: an SQS event of ArticlePublishedEvent messages.
