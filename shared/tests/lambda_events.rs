@@ -175,6 +175,7 @@ async fn replay_articles(ctx: &AppContext, values: &mut HashMap<&str, String>) {
 /// record is an ArticlePublishedEvent of that article, its second a poison message that alone
 /// is reported back), then the outbox sweep's scheduled event (`lambda::outbox_sweep_invocation`),
 /// with one event left in the outbox two minutes ago: it is delivered, and the outbox is empty.
+/// The worker refuses that input: it takes SQS events only.
 async fn replay_worker(ctx: &AppContext, values: &HashMap<&str, String>) {
     let worker_event = |file: &str| -> Value {
         let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../events").join(file);
@@ -196,8 +197,10 @@ async fn replay_worker(ctx: &AppContext, values: &HashMap<&str, String>) {
     let sweep = worker_event("outbox-sweep/scheduled.json");
     let answer = lambda::outbox_sweep_invocation(ctx, sweep.clone()).await.unwrap();
     assert_eq!(answer, serde_json::json!({ "delivered": 1 }));
-    let answer = lambda::outbox_sweep_invocation(ctx, sweep).await.unwrap();
+    let answer = lambda::outbox_sweep_invocation(ctx, sweep.clone()).await.unwrap();
     assert_eq!(answer, serde_json::json!({ "delivered": 0 }), "the outbox is empty");
+    let refused = lambda::worker_invocation(ctx, sweep).await.unwrap_err();
+    assert!(refused.to_string().contains("SQS events only"), "{refused}");
 }
 
 /// Bytes of the sample upload (`events/files/presigned.json` declares their size and MD5).
