@@ -19,10 +19,7 @@ pub async fn run(
     area: fn(AppContext) -> Router,
     needs: Needs,
 ) -> Result<(), LambdaError> {
-    let mut config = Config::from_env()?;
-    config.function = name.to_string();
-    crate::telemetry::init(&config.log, true);
-    let ctx = setup::function_context(config, needs).await?;
+    let ctx = cold_start(name, needs).await?;
     if needs.tokens {
         if let Some(outcome) = setup::bootstrap_admin(&ctx).await? {
             tracing::info!(?outcome, "administrator bootstrap");
@@ -61,15 +58,21 @@ where
     F: Fn(AppContext, serde_json::Value) -> Answer,
     Answer: std::future::Future<Output = Result<serde_json::Value, LambdaError>>,
 {
-    let mut config = Config::from_env()?;
-    config.function = name.to_string();
-    crate::telemetry::init(&config.log, true);
-    let ctx = setup::function_context(config, needs).await?;
+    let ctx = cold_start(name, needs).await?;
     let handler =
         lambda_runtime::service_fn(|event: lambda_runtime::LambdaEvent<serde_json::Value>| {
             invocation(ctx.clone(), event.payload)
         });
     lambda_runtime::run(handler).await
+}
+
+/// What every function does once per cold start: configuration from the environment, logging,
+/// and the context with only the adapters and clients it `needs`.
+async fn cold_start(name: &str, needs: Needs) -> Result<AppContext, LambdaError> {
+    let mut config = Config::from_env()?;
+    config.function = name.to_string();
+    crate::telemetry::init(&config.log, true);
+    Ok(setup::function_context(config, needs).await?)
 }
 
 /// One invocation of the worker: an SQS event of ArticlePublishedEvent messages.
