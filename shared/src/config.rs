@@ -79,6 +79,9 @@ pub struct Config {
     pub login_window: Duration,
     /// How long a token's user status may be cached.
     pub principal_cache_ttl: Duration,
+    /// Keep the public reads' answers while the table is unchanged (only where the table can
+    /// tell: the embedded one).
+    pub answer_cache: bool,
     /// Administrator to create at start-up (all of `BLOG_ADMIN_*` set).
     pub admin: Option<AdminBootstrap>,
     /// SQS queue of the events (Lambda, or the gateway on AWS adapters).
@@ -195,6 +198,7 @@ impl Config {
                 60,
             )?),
             admin,
+            answer_cache: parse(&lookup, "BLOG_ANSWER_CACHE", true)?,
             events_queue_url: lookup("BLOG_EVENTS_QUEUE_URL"),
             sqs_endpoint: lookup("BLOG_SQS_ENDPOINT"),
             embedder: match lookup("BLOG_EMBEDDER").as_deref() {

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use crate::{
     auth::{principal::PrincipalCache, tokens::TokenKeys},
     config::Config,
+    http::answers::Answers,
     ports::{blobs::Blobs, embedder::Embedder, events::EventQueue, table::Table},
     telemetry::{table::Instrumented, Telemetry},
 };
@@ -28,6 +29,8 @@ pub struct Parts {
     pub tokens: Arc<TokenKeys>,
     /// Short-lived cache of token holders' account status.
     pub principals: Arc<PrincipalCache>,
+    /// The public reads' answers, kept while the table is unchanged.
+    pub answers: Arc<Answers>,
     /// The event queue, in the processes that emit events.
     pub events: Option<Arc<dyn EventQueue>>,
     /// The embedder, in the processes that handle events.
@@ -42,12 +45,14 @@ impl AppContext {
         let tokens = Arc::new(TokenKeys::new(jwt_secret, config.token_ttl));
         let principals = Arc::new(PrincipalCache::new(config.principal_cache_ttl));
         let telemetry = Arc::new(Telemetry::new(&config));
+        let answers = Arc::new(Answers::new(config.answer_cache));
         Self(Arc::new(Parts {
             table: Arc::new(Instrumented::new(table, telemetry.clone())),
             telemetry,
             config: Arc::new(config),
             tokens,
             principals,
+            answers,
             events: None,
             embedder: None,
             blobs: None,

@@ -182,7 +182,8 @@ fn section(cases: &[Case], dir: &std::path::Path) -> Result<String> {
             "Method: criterion (warm-up 1 s, 50 samples over 3 s per endpoint) sends each \
              request, built in memory, through the local gateway's router (`local_gateway::app`: \
              routing, extractors, token check, the handler, JSON encoding) and collects the whole \
-             body. The table is the embedded SQLite adapter **in memory**, holding {} published \
+             body; every request runs its handler (`BLOG_ANSWER_CACHE=false`: no kept \
+             answers). The table is the embedded SQLite adapter **in memory**, holding {} published \
              articles (10 categories, 30 tags) written with `store::save`, plus {PUBLISHED} \
              published through the API whose related lists the in-process worker computed before \
              the measurement. Excluded: the network and HTTP parsing (no socket) and storage I/O \

@@ -55,7 +55,7 @@ pub fn public_router(ctx: AppContext) -> Router {
         .route("/", get(public::list))
         .route("/{id}", get(public::detail))
         .route("/{id}/related", get(public::related));
-    crate::http::area(BASE, routes, ctx)
+    crate::http::area(BASE, crate::http::answers::reused(routes, &ctx), ctx)
 }
 
 /// The administration of articles (functions/admin-articles).

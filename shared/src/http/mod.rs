@@ -1,8 +1,9 @@
 //! HTTP plumbing shared by every feature: the four response envelope families with their error
 //! enums (each mapped to HTTP in one place), request extractors that answer bad input in the
-//! caller's envelope, and CORS.
+//! caller's envelope, CORS, and the kept answers of public reads.
 
 pub mod account;
+pub mod answers;
 pub mod articles;
 pub mod cors;
 pub mod extract;

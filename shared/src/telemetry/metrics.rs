@@ -106,8 +106,16 @@ impl Registry {
 
     fn add(&self, key: SeriesKey, kind: Kind, count: u64, seconds: f64) {
         let mut series = self.series.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        series.since_start.entry(key.clone()).or_insert(Stats::empty(kind)).record(count, seconds);
-        series.since_export.entry(key).or_insert(Stats::empty(kind)).record(count, seconds);
+        let Series { since_start, since_export } = &mut *series;
+        // The key is copied only for a series' first figure (a request's tags are 8 strings).
+        for figures in [since_start, since_export] {
+            match figures.get_mut(&key) {
+                Some(stats) => stats.record(count, seconds),
+                None => {
+                    figures.entry(key.clone()).or_insert(Stats::empty(kind)).record(count, seconds)
+                }
+            }
+        }
     }
 
     /// Every series with its figures since the process started.

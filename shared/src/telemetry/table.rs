@@ -92,4 +92,8 @@ impl Table for Instrumented {
     async fn ping(&self) -> Result<(), TableError> {
         self.inner.ping().await
     }
+
+    fn change_stamp(&self) -> Option<u64> {
+        self.inner.change_stamp()
+    }
 }

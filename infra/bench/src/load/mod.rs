@@ -25,6 +25,8 @@ use crate::{corpus::Corpus, harness::ADMIN};
 pub const CEILING: &str = "hello world (axum)";
 /// Name of the row the target is about.
 pub const DETAIL: &str = "article detail";
+/// What the rows of the second gateway, which keeps no answers, add to their names.
+pub const NOT_KEPT: &str = ", answers not kept";
 
 /// What to run and how hard.
 pub struct Settings {
@@ -41,7 +43,7 @@ pub struct Settings {
 
 /// The runs of one endpoint.
 pub struct Row {
-    pub name: &'static str,
+    pub name: String,
     pub request: String,
     pub runs: Vec<Figures>,
 }
@@ -60,34 +62,46 @@ fn free_address() -> Result<SocketAddr> {
     Ok(listener.local_addr()?)
 }
 
-/// The endpoints: the ceiling, then the gateway's.
-fn endpoints(
-    hello: SocketAddr,
-    gateway: SocketAddr,
-    article_ids: &[u64],
-) -> Vec<(&'static str, Request)> {
-    let base = format!("http://{gateway}");
+/// The public reads of the gateway at `addr`, named with `suffix`.
+fn reads(addr: SocketAddr, article_ids: &[u64], suffix: &str) -> Vec<(String, Request)> {
+    let base = format!("http://{addr}");
     let get = |url: String| Request { method: "GET", url, url_regex: false, body: None };
     // Up to 100 articles, picked at random per request (oha draws each URL from the regex).
     let ids: Vec<String> = article_ids.iter().take(100).map(u64::to_string).collect();
     // `[.]`: oha's regex reader mangles `\.` in the host.
     let detail_regex = format!("{}/api/v1/articles/({})", base.replace('.', "[.]"), ids.join("|"));
-    let login = serde_json::json!({ "username": ADMIN.0, "password": ADMIN.1 }).to_string();
+    let name = |name: &str| format!("{name}{suffix}");
     vec![
-        (CEILING, get(format!("http://{hello}/"))),
-        ("article list", get(format!("{base}/api/v1/articles?page=1&size=10"))),
-        (DETAIL, Request { method: "GET", url: detail_regex, url_regex: true, body: None }),
-        ("category tree", get(format!("{base}/api/v1/categories/tree"))),
-        (
-            "login",
-            Request {
-                method: "POST",
-                url: format!("{base}/api/v1/auth/login"),
-                url_regex: false,
-                body: Some(login),
-            },
-        ),
+        (name("article list"), get(format!("{base}/api/v1/articles?page=1&size=10"))),
+        (name(DETAIL), Request { method: "GET", url: detail_regex, url_regex: true, body: None }),
+        (name("category tree"), get(format!("{base}/api/v1/categories/tree"))),
     ]
+}
+
+/// The endpoints: the ceiling, the gateway's reads and login, then the same reads of the
+/// gateway that keeps no answers.
+fn endpoints(
+    hello: SocketAddr,
+    gateway: SocketAddr,
+    not_kept: SocketAddr,
+    article_ids: &[u64],
+) -> Vec<(String, Request)> {
+    let base = format!("http://{gateway}");
+    let login = serde_json::json!({ "username": ADMIN.0, "password": ADMIN.1 }).to_string();
+    let mut endpoints = vec![(
+        CEILING.to_string(),
+        Request { method: "GET", url: format!("http://{hello}/"), url_regex: false, body: None },
+    )];
+    endpoints.extend(reads(gateway, article_ids, ""));
+    let login = Request {
+        method: "POST",
+        url: format!("{base}/api/v1/auth/login"),
+        url_regex: false,
+        body: Some(login),
+    };
+    endpoints.push(("login".to_string(), login));
+    endpoints.extend(reads(not_kept, article_ids, NOT_KEPT));
+    endpoints
 }
 
 /// A short description of a request for the table.
@@ -131,7 +145,16 @@ pub async fn measure(settings: &Settings) -> Result<Outcome> {
     let seeded = seed::seed(&api, &Corpus::generate(settings.articles), &token).await?;
     eprintln!("Seeded in {:.1} s; waiting for the gateway to settle...", seeded.took.as_secs_f64());
     let settling = gateway.settle(Duration::from_secs(900))?;
-    let endpoints = endpoints(hello_addr, gateway_addr, &seeded.article_ids);
+    // A second gateway on the same data, keeping no answers: what the handlers cost each time.
+    let not_kept_addr = free_address()?;
+    let mut not_kept_env: Vec<_> =
+        gateway_env.iter().filter(|(name, _)| !name.starts_with("BLOG_ADMIN_")).cloned().collect();
+    not_kept_env.retain(|(name, _)| *name != "BLOG_PORT");
+    not_kept_env.push(("BLOG_PORT", not_kept_addr.port().to_string()));
+    not_kept_env.push(("BLOG_ANSWER_CACHE", "false".to_string()));
+    let not_kept_log = dir.path().join("gateway-not-kept.log");
+    let not_kept = Server::start(&settings.gateway, &not_kept_env, not_kept_addr, &not_kept_log)?;
+    let endpoints = endpoints(hello_addr, gateway_addr, not_kept_addr, &seeded.article_ids);
     let warmup = Load { duration: settings.warmup, ..settings.load.clone() };
     for (name, request) in &endpoints {
         eprintln!("  warm-up: {name}");
@@ -142,7 +165,11 @@ pub async fn measure(settings: &Settings) -> Result<Outcome> {
     }
     let mut rows: Vec<Row> = endpoints
         .iter()
-        .map(|(name, request)| Row { name, request: describe(request), runs: Vec::new() })
+        .map(|(name, request)| Row {
+            name: name.clone(),
+            request: describe(request),
+            runs: Vec::new(),
+        })
         .collect();
     for round in 1..=settings.rounds {
         for ((name, request), row) in endpoints.iter().zip(&mut rows) {
@@ -154,7 +181,7 @@ pub async fn measure(settings: &Settings) -> Result<Outcome> {
         }
     }
     let gateway_peak_rss_kib = gateway.peak_rss_kib()?;
-    drop((gateway, hello));
+    drop((gateway, not_kept, hello));
     Ok(Outcome {
         rows,
         articles: settings.articles,

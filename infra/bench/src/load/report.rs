@@ -44,8 +44,11 @@ pub fn section(outcome: &Outcome, settings: &Settings, command: &str) -> String 
              articles). Each endpoint then gets a {} s warm-up, and {} rounds of `oha -c {} -z \
              {}s` each, the endpoints in turn within a round; the hello-world axum server \
              (`infra/bench/hello-lambda`, binary `hello-axum`, same profile and allocator) \
-             answering a fixed JSON body is the ceiling. \
-             Every answer must be a 200. Figures are medians of the rounds (min-max for the \
+             answering a fixed JSON body is the ceiling. The gateway keeps the answers of \
+             public reads while its table is unchanged (docs/decisions.md, \
+             \"Architecture\"); the rows ending in \"answers not kept\" come from a second gateway on the same \
+             data directory started with `BLOG_ANSWER_CACHE=false`, whose handlers run on \
+             every request. Every answer must be a 200. Figures are medians of the rounds (min-max for the \
              throughput). The gateway's peak RSS over the whole run was {:.0} MiB.",
             thousands(outcome.articles),
             outcome.seeding.as_secs_f64(),

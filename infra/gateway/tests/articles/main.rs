@@ -29,4 +29,5 @@ on_both_adapter_sets!(
     reads::reads_cost_what_the_data_model_says,
     reads::a_full_page_of_a_category_or_tag_is_still_two_calls,
     reads::the_admin_list_shows_every_state_with_a_status_filter,
+    reads::a_repeated_public_read_is_kept_until_the_next_write,
 );

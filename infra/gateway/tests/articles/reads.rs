@@ -284,3 +284,46 @@ pub async fn the_admin_list_shows_every_state_with_a_status_filter(api: Api) {
     assert_eq!(titles(assert_ok(&paged)), ["Live"]);
     let _ = (draft, live);
 }
+
+pub async fn a_repeated_public_read_is_kept_until_the_next_write(api: Api) {
+    let admin = api.admin_token().await;
+    let cat = taxonomy(&api, &admin, "categories", "Kept").await;
+    let id =
+        published(&api, &admin, json!({"title": "First words", "content": "x", "categoryId": cat}))
+            .await;
+    let detail = format!("/api/v1/articles/{id}");
+    let read = |path: String| {
+        let api = &api;
+        async move { assert_ok(&api.call("GET", &path, None, None).await).clone() }
+    };
+    assert_eq!(read(detail.clone()).await["title"], json!("First words"));
+    let (again, counts) = api.calls_of(api.call("GET", &detail, None, None)).await;
+    assert_eq!(assert_ok(&again)["title"], json!("First words"));
+    // The embedded table tells when it has changed, so the answer is kept; DynamoDB cannot.
+    let kept = api.table.change_stamp().is_some();
+    assert_eq!(counts.total(), if kept { 0 } else { 1 }, "{counts:?}");
+
+    let update = json!({"title": "Second words", "content": "x", "categoryId": cat, "version": 1});
+    let path = format!("/api/v1/admin/articles/{id}");
+    assert_ok(&api.call("PUT", &path, Some(&admin), Some(update)).await);
+    assert_eq!(read(detail.clone()).await["title"], json!("Second words"));
+    assert_eq!(titles(&page(&api, "page=1&size=10").await), ["Second words"]);
+
+    let tree = || async {
+        let reply = api.call("GET", "/api/v1/categories/tree", None, None).await;
+        assert_eq!(reply.status, 200, "{:?}", reply.body);
+        reply.body["data"][0]["name"].clone()
+    };
+    assert_eq!(tree().await, json!("Kept"));
+    let rename = Some(json!({"name": "Renamed"}));
+    let renamed =
+        api.call("PUT", &format!("/api/v1/admin/categories/{cat}"), Some(&admin), rename).await;
+    assert_eq!(renamed.status, 200);
+    assert_eq!(tree().await, json!("Renamed"));
+    assert_eq!(read(detail.clone()).await["categoryName"], json!("Renamed"));
+
+    assert_ok(&act(&api, &admin, &id, "archive").await);
+    assert_eq!(read(detail.clone()).await["status"], json!(2));
+    api.call("DELETE", &path, Some(&admin), None).await;
+    assert_error(&api.call("GET", &detail, None, None).await, 404, "ARTICLE_NOT_FOUND");
+}

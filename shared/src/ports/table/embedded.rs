@@ -9,7 +9,8 @@
 //! proceed beside a write): a read of a few items takes microseconds, less than handing it to
 //! another thread and back, and no read takes long because a Query page stops at 1 MB of items,
 //! as in DynamoDB. Each connection keeps the items it decoded and reuses one while its row's text
-//! is unchanged (see `embedded_cache.rs`).
+//! is unchanged (see `embedded_cache.rs`). The change stamp is SQLite's `data_version`
+//! (`embedded_changes.rs`).
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -25,12 +26,15 @@ use rusqlite::{
 
 #[path = "embedded_cache.rs"]
 mod cache;
+#[path = "embedded_changes.rs"]
+mod changes;
 #[path = "embedded_expr.rs"]
 mod expr;
 #[path = "embedded_schema.rs"]
 mod schema;
 
 use self::cache::DecodedItems;
+use self::changes::Changes;
 use self::expr::{apply, check_update, holds, invalid, query_sql};
 use self::schema::create_or_migrate;
 use super::{
@@ -62,6 +66,8 @@ pub struct SqliteTable {
     writer: Shared,
     /// One per core for a file; the writer itself for a private in-memory table.
     readers: Arc<[Shared]>,
+    /// Where the change stamp comes from.
+    changes: Arc<Changes>,
 }
 
 impl SqliteTable {
@@ -86,13 +92,18 @@ impl SqliteTable {
                 Ok(Arc::new(Mutex::new(Conn { db: reader, decoded: DecodedItems::new() })))
             })
             .collect::<anyhow::Result<_>>()?;
-        Ok(Self { writer, readers })
+        let changes = Arc::new(Changes::watched(path).with_context(opening)?);
+        Ok(Self { writer, readers, changes })
     }
 
     /// A private, empty in-memory table (tests).
     pub fn in_memory() -> anyhow::Result<Self> {
         let writer = Self::init(Connection::open_in_memory()?)?;
-        Ok(Self { readers: Arc::new([writer.clone()]), writer })
+        Ok(Self {
+            readers: Arc::new([writer.clone()]),
+            writer,
+            changes: Arc::new(Changes::counted()),
+        })
     }
 
     /// Configures the writer, creates the schema and purges expired rows.
@@ -137,6 +148,7 @@ impl SqliteTable {
     async fn commit(&self, writes: Vec<Write>) -> Result<Vec<Option<Item>>, TableError> {
         let keys = writes.iter().map(write_key).collect::<Result<Vec<_>, _>>()?;
         distinct_keys(&keys, "transaction")?;
+        let changes = Arc::clone(&self.changes);
         self.write(move |conn| {
             let (tx, now) =
                 (conn.transaction_with_behavior(Immediate).map_err(db)?, now_epoch_seconds());
@@ -170,6 +182,7 @@ impl SqliteTable {
                 });
             }
             tx.commit().map_err(db)?;
+            changes.committed();
             Ok(results)
         })
         .await
@@ -271,6 +284,10 @@ impl Table for SqliteTable {
 
     async fn ping(&self) -> Result<(), TableError> {
         self.read(|conn, _| conn.query_row("SELECT 1", [], |_| Ok(())).map_err(db))
+    }
+
+    fn change_stamp(&self) -> Option<u64> {
+        self.changes.stamp()
     }
 }
 

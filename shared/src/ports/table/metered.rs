@@ -138,4 +138,8 @@ impl Table for Metered {
     async fn ping(&self) -> Result<(), TableError> {
         self.inner.ping().await
     }
+
+    fn change_stamp(&self) -> Option<u64> {
+        self.inner.change_stamp()
+    }
 }

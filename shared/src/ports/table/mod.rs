@@ -309,6 +309,15 @@ pub trait Table: Send + Sync + 'static {
 
     /// Checks that the store answers (for health reports).
     async fn ping(&self) -> Result<(), TableError>;
+
+    /// A number that differs from every earlier one once a write has been committed to the
+    /// table, by this process or any other; `None` when the adapter cannot tell cheaply (the
+    /// default; DynamoDB). Read it before reading the items an answer is made of, and the answer
+    /// stays right for as long as the stamp stays the same (items that expire by TTL aside: the
+    /// passing of time commits nothing).
+    fn change_stamp(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A string attribute value.

@@ -35,5 +35,6 @@ pub fn router(ctx: AppContext) -> Router {
     let admin = Router::new()
         .route("/", post(handlers::create))
         .route("/{id}", put(handlers::update).delete(handlers::delete));
+    let public = crate::http::answers::reused(public, &ctx);
     crate::http::areas(vec![(BASE, public), (ADMIN_BASE, admin)], ctx)
 }
