@@ -9,8 +9,7 @@
 //! proceed beside a write): a read of a few items takes microseconds, less than handing it to
 //! another thread and back, and no read takes long because a Query page stops at 1 MB of items,
 //! as in DynamoDB. Each connection keeps the items it decoded and reuses one while its row's text
-//! is unchanged (see `embedded_cache.rs`). The change stamp is SQLite's `data_version`
-//! (`embedded_changes.rs`).
+//! is unchanged (see `embedded_cache.rs`); commits move the change stamp (`embedded_changes.rs`).
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -99,11 +98,8 @@ impl SqliteTable {
     /// A private, empty in-memory table (tests).
     pub fn in_memory() -> anyhow::Result<Self> {
         let writer = Self::init(Connection::open_in_memory()?)?;
-        Ok(Self {
-            readers: Arc::new([writer.clone()]),
-            writer,
-            changes: Arc::new(Changes::counted()),
-        })
+        let changes = Arc::new(Changes::counted());
+        Ok(Self { readers: Arc::new([writer.clone()]), writer, changes })
     }
 
     /// Configures the writer, creates the schema and purges expired rows.
