@@ -3,10 +3,10 @@
 //! A public read (an article, a list, the category tree) answers the same bytes to everyone
 //! until something is written, and reads far outnumber writes. Where the table can tell that
 //! nothing has been committed since (its [`change_stamp`](crate::ports::table::Table::change_stamp):
-//! the embedded table, whichever process writes to its file), the [`reuse`] layer answers a
-//! `GET` it has answered before with the same bytes, without running the handler. Every commit
-//! changes the stamp and drops every kept answer, so an answer is never older than the table.
-//! Where the table cannot tell (DynamoDB), every request runs its handler.
+//! the embedded table, at once for its own commits and within 20 ms for another process's), the
+//! [`reuse`] layer answers a `GET` it has answered before with the same bytes, without running
+//! the handler. Every commit changes the stamp and drops every kept answer. Where the table
+//! cannot tell (DynamoDB), every request runs its handler.
 //!
 //! Only `200` answers whose one header is their content type are kept, up to
 //! [`BUDGET_BYTES`]; the routes that use the layer must answer from the table and the request
@@ -26,7 +26,7 @@ use lru::LruCache;
 use crate::context::AppContext;
 
 /// Bytes of kept answers (bodies and URIs) at most.
-pub const BUDGET_BYTES: usize = 16 << 20;
+const BUDGET_BYTES: usize = 16 << 20;
 
 /// Answers bigger than this are not kept.
 const MAX_ANSWER_BYTES: usize = 1 << 20;
@@ -90,7 +90,8 @@ impl Answers {
     }
 
     /// Bytes kept now.
-    pub fn kept_bytes(&self) -> usize {
+    #[cfg(test)]
+    fn kept_bytes(&self) -> usize {
         self.kept.lock().map_or(0, |kept| kept.bytes)
     }
 }

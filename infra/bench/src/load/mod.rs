@@ -147,9 +147,11 @@ pub async fn measure(settings: &Settings) -> Result<Outcome> {
     let settling = gateway.settle(Duration::from_secs(900))?;
     // A second gateway on the same data, keeping no answers: what the handlers cost each time.
     let not_kept_addr = free_address()?;
-    let mut not_kept_env: Vec<_> =
-        gateway_env.iter().filter(|(name, _)| !name.starts_with("BLOG_ADMIN_")).cloned().collect();
-    not_kept_env.retain(|(name, _)| *name != "BLOG_PORT");
+    let mut not_kept_env: Vec<_> = gateway_env
+        .iter()
+        .filter(|(name, _)| !name.starts_with("BLOG_ADMIN_") && *name != "BLOG_PORT")
+        .cloned()
+        .collect();
     not_kept_env.push(("BLOG_PORT", not_kept_addr.port().to_string()));
     not_kept_env.push(("BLOG_ANSWER_CACHE", "false".to_string()));
     let not_kept_log = dir.path().join("gateway-not-kept.log");
