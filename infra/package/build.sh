@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # Builds every Lambda function in release for one architecture with cargo-lambda (zig as the
-# linker: no Docker) into target/lambda/<arch>/<binary>/bootstrap, with the AWS trust roots
-# (aws-trust-roots.pem) beside it:
+# linker: no Docker) into target/lambda/<arch>/<binary>/bootstrap:
 #
 #   infra/package/build.sh x86_64|arm64
 #
@@ -41,8 +40,6 @@ for function in $FUNCTIONS; do
   function_start=$(date +%s)
   nice -n 10 cargo lambda build --release --target "$triple" -p "$function" --lambda-dir "$out"
   [[ -x "$out/$function/bootstrap" ]] || { echo "missing $out/$function/bootstrap" >&2; exit 1; }
-  # The roots the template's SSL_CERT_FILE names under TrustStore=aws (/var/task/...).
-  cp infra/package/aws-trust-roots.pem "$out/$function/"
   printf '[package] %s %-15s %9s bytes, built in %s s\n' "$arch" "$function" \
     "$(stat -c %s "$out/$function/bootstrap")" "$(($(date +%s) - function_start))"
 done

@@ -23,6 +23,16 @@ pub enum EmbedderKind {
     Bedrock,
 }
 
+/// Which root certificates the AWS SDK clients trust (`BLOG_AWS_TRUST_STORE`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TrustStore {
+    /// The SDK's default HTTPS client, on the system's CA bundle.
+    #[default]
+    System,
+    /// Only Amazon Trust Services' roots, which every AWS service endpoint chains to.
+    Aws,
+}
+
 /// Where the actuator's metrics come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MetricsStore {
@@ -96,6 +106,8 @@ pub struct Config {
     pub embedding_dimensions: usize,
     /// Bedrock endpoint override (stubs).
     pub bedrock_endpoint: Option<String>,
+    /// Root certificates the AWS SDK clients trust.
+    pub aws_trust_store: TrustStore,
     /// Where the worker POSTs a notification of each published article.
     pub webhook_url: Option<String>,
     /// Key of the notification's HMAC-SHA256 signature header.
@@ -210,6 +222,13 @@ impl Config {
                 .unwrap_or_else(|| "amazon.titan-embed-text-v2:0".into()),
             embedding_dimensions: parse(&lookup, "BLOG_EMBEDDING_DIMENSIONS", 512)?,
             bedrock_endpoint: lookup("BLOG_BEDROCK_ENDPOINT"),
+            aws_trust_store: match lookup("BLOG_AWS_TRUST_STORE").as_deref() {
+                None | Some("system") => TrustStore::System,
+                Some("aws") => TrustStore::Aws,
+                Some(other) => {
+                    bail!("BLOG_AWS_TRUST_STORE must be `aws` or `system`, not `{other}`")
+                }
+            },
             webhook_url: lookup("BLOG_WEBHOOK_URL"),
             webhook_secret: lookup("BLOG_WEBHOOK_SECRET"),
             bucket_name: lookup("BLOG_BUCKET_NAME"),
@@ -299,6 +318,15 @@ mod tests {
         assert_eq!(lambda.metrics_store, MetricsStore::Table);
         assert!(config(&[("BLOG_METRICS_STORE", "cloud")]).is_err());
         assert!(config(&[("BLOG_ACTUATOR_TOKEN", "short")]).is_err());
+    }
+
+    #[test]
+    fn the_sdk_trusts_the_system_roots_unless_told_aws() {
+        assert_eq!(config(&[]).unwrap().aws_trust_store, TrustStore::System);
+        let aws = config(&[("BLOG_AWS_TRUST_STORE", "aws")]).unwrap();
+        assert_eq!(aws.aws_trust_store, TrustStore::Aws);
+        let err = config(&[("BLOG_AWS_TRUST_STORE", "amazon")]).unwrap_err().to_string();
+        assert!(err.contains("BLOG_AWS_TRUST_STORE"), "{err}");
     }
 
     #[test]

@@ -7,7 +7,7 @@ use anyhow::{bail, Context};
 
 use crate::{
     auth::bootstrap::{ensure_admin, Outcome},
-    config::{Config, SecretSource, StoreKind},
+    config::{Config, SecretSource, StoreKind, TrustStore},
     context::AppContext,
     ports::{blobs::Blobs, table::Table},
 };
@@ -24,7 +24,7 @@ pub async fn open_table(config: &Config) -> anyhow::Result<Arc<dyn Table>> {
         }
         #[cfg(feature = "dynamodb")]
         StoreKind::DynamoDb => {
-            let sdk = crate::ports::aws::sdk_config().await;
+            let sdk = crate::ports::aws::sdk_config(config.aws_trust_store).await?;
             let table = crate::ports::table::dynamodb::DynamoTable::from_config(
                 &sdk,
                 &config.table_name,
@@ -40,13 +40,18 @@ pub async fn open_table(config: &Config) -> anyhow::Result<Arc<dyn Table>> {
     }
 }
 
-/// Resolves a secret: given directly, or read from Secrets Manager.
-pub async fn resolve_secret(source: &SecretSource, what: &str) -> anyhow::Result<String> {
+/// Resolves a secret: given directly, or read from Secrets Manager (its client trusting
+/// `trust`).
+pub async fn resolve_secret(
+    source: &SecretSource,
+    what: &str,
+    #[cfg_attr(not(feature = "secrets"), allow(unused_variables))] trust: TrustStore,
+) -> anyhow::Result<String> {
     match source {
         SecretSource::Value(value) => Ok(value.clone()),
         #[cfg(feature = "secrets")]
         SecretSource::SecretsManager(arn) => {
-            let sdk = crate::ports::aws::sdk_config().await;
+            let sdk = crate::ports::aws::sdk_config(trust).await?;
             crate::ports::secrets::secret_string(&sdk, arn).await
         }
         #[allow(unreachable_patterns)]
@@ -59,7 +64,9 @@ pub async fn resolve_secret(source: &SecretSource, what: &str) -> anyhow::Result
 pub async fn jwt_secret(config: &Config) -> anyhow::Result<Vec<u8>> {
     match &config.jwt_secret {
         SecretSource::Generated => generated_secret(&config.data_dir.join("jwt-secret")),
-        source => Ok(resolve_secret(source, "BLOG_JWT_SECRET").await?.into_bytes()),
+        source => Ok(resolve_secret(source, "BLOG_JWT_SECRET", config.aws_trust_store)
+            .await?
+            .into_bytes()),
     }
 }
 
@@ -161,7 +168,7 @@ pub async fn embedder(
         )),
         #[cfg(feature = "bedrock")]
         crate::config::EmbedderKind::Bedrock => {
-            let sdk = crate::ports::aws::sdk_config().await;
+            let sdk = crate::ports::aws::sdk_config(config.aws_trust_store).await?;
             Ok(Arc::new(crate::ports::embedder::bedrock::BedrockEmbedder::from_config(
                 &sdk,
                 &config.bedrock_model_id,
@@ -201,7 +208,7 @@ pub async fn cloud_blobs(config: &Config) -> anyhow::Result<Arc<dyn Blobs>> {
     };
     #[cfg(feature = "s3")]
     {
-        let sdk = crate::ports::aws::sdk_config().await;
+        let sdk = crate::ports::aws::sdk_config(config.aws_trust_store).await?;
         let blobs = crate::ports::blobs::s3::S3Blobs::from_config(
             &sdk,
             bucket,
@@ -239,7 +246,7 @@ pub async fn event_queue(
     };
     #[cfg(feature = "sqs")]
     {
-        let sdk = crate::ports::aws::sdk_config().await;
+        let sdk = crate::ports::aws::sdk_config(config.aws_trust_store).await?;
         let queue = crate::ports::events::sqs::SqsQueue::from_config(
             &sdk,
             url,
@@ -262,6 +269,7 @@ pub async fn bootstrap_admin(ctx: &AppContext) -> anyhow::Result<Option<Outcome>
     if crate::auth::bootstrap::account_exists(ctx, &username).await? {
         return Ok(Some(Outcome::AlreadyExists));
     }
-    let password = resolve_secret(&admin.password, "BLOG_ADMIN_PASSWORD").await?;
+    let password =
+        resolve_secret(&admin.password, "BLOG_ADMIN_PASSWORD", ctx.config.aws_trust_store).await?;
     ensure_admin(ctx, &admin.username, &password, &admin.email).await.map(Some)
 }

@@ -152,13 +152,14 @@ fn the_dashboard_charts_only_metrics_the_functions_emit() {
 }
 
 #[test]
-fn the_template_trusts_the_roots_the_packages_carry() {
+fn the_sdk_clients_trust_the_roots_the_template_parameter_names() {
     let template = template();
-    assert!(
-        template.contains("- /var/task/aws-trust-roots.pem"),
-        "SSL_CERT_FILE of TrustStore=aws"
-    );
-    let build = std::fs::read_to_string(root().join("infra/package/build.sh")).unwrap();
-    assert!(build.contains("cp infra/package/aws-trust-roots.pem \"$out/$function/\""));
-    assert!(root().join("infra/package/aws-trust-roots.pem").is_file());
+    assert!(template.contains("BLOG_AWS_TRUST_STORE: !Ref TrustStore"));
+    assert!(template.contains("AllowedValues: [aws, system]"));
+    let config = |value: &str| {
+        blog_shared::config::Config::from_lookup(|name| {
+            (name == "BLOG_AWS_TRUST_STORE").then(|| value.to_string())
+        })
+    };
+    assert!(config("aws").is_ok() && config("system").is_ok(), "both values parse");
 }

@@ -1,5 +1,5 @@
-//! The trust roots the packages carry for the AWS SDK clients (`infra/package/aws-trust-roots.pem`,
-//! SSL_CERT_FILE in Lambda under the template's default TrustStore=aws): the certificates are the
+//! The trust roots compiled in for the AWS SDK clients (`shared/src/ports/aws-trust-roots.pem`,
+//! trusted alone in Lambda under the template's default TrustStore=aws): the certificates are the
 //! ones their header names by fingerprint, rustls takes every one as a trust anchor, and each is
 //! in the machine's system bundle (the Mozilla root store).
 
@@ -9,7 +9,7 @@ use rustls::pki_types::{pem::PemObject, CertificateDer};
 use sha2::{Digest, Sha256};
 
 fn roots_file() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../infra/package/aws-trust-roots.pem")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ports/aws-trust-roots.pem")
 }
 
 fn roots() -> Vec<CertificateDer<'static>> {

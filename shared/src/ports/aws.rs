@@ -6,7 +6,12 @@ use aws_credential_types::{
     provider::{self, error::CredentialsError, ProvideCredentials, SharedCredentialsProvider},
     Credentials,
 };
-use aws_smithy_runtime_api::client::behavior_version::BehaviorVersion;
+pub use aws_smithy_http_client::HttpClientError;
+use aws_smithy_http_client::{
+    tls::{self, rustls_provider::CryptoMode, TlsContext},
+    Builder,
+};
+use aws_smithy_runtime_api::client::{behavior_version::BehaviorVersion, http::SharedHttpClient};
 use aws_types::{
     region::Region,
     service_config::{LoadServiceConfig, ServiceConfigKey},
@@ -15,8 +20,14 @@ use tokio::sync::OnceCell;
 
 pub use aws_types::SdkConfig;
 
+use crate::config::TrustStore;
+
+/// Amazon Trust Services' root certificates (Amazon Root CA 1-4 and Starfield Services Root
+/// G2, fingerprints in the file's header): every AWS service endpoint chains to one of them.
+pub const AMAZON_TRUST_ROOTS: &[u8] = include_bytes!("aws-trust-roots.pem");
+
 /// The AWS configuration of this process, loaded once (at cold start) and shared by every
-/// client.
+/// client; `trust` chooses the roots their HTTPS client trusts.
 ///
 /// Inside Lambda the region and the execution role's credentials are always in the
 /// environment, so only the environment is read ([`from_environment`]): the default chain
@@ -24,18 +35,46 @@ pub use aws_types::SdkConfig;
 /// endpoints) would only cost cold-start time and binary size there, and the function builds
 /// leave it out. Elsewhere, with the `aws-chain` feature (the local gateway), the default
 /// chain of `aws-config` applies, profiles and SSO included.
-pub async fn sdk_config() -> SdkConfig {
+pub async fn sdk_config(trust: TrustStore) -> Result<SdkConfig, HttpClientError> {
     static CONFIG: OnceCell<SdkConfig> = OnceCell::const_new();
-    CONFIG.get_or_init(load).await.clone()
+    CONFIG.get_or_try_init(|| load(trust)).await.cloned()
 }
 
-async fn load() -> SdkConfig {
+async fn load(trust: TrustStore) -> Result<SdkConfig, HttpClientError> {
+    let client = https_client(trust)?;
     #[cfg(feature = "aws-chain")]
     if !in_lambda() {
-        return aws_config::defaults(BehaviorVersion::latest()).load().await;
+        let mut loader = aws_config::defaults(BehaviorVersion::latest());
+        if let Some(client) = client {
+            loader = loader.http_client(client);
+        }
+        return Ok(loader.load().await);
     }
     let utf8 = |(k, v): (OsString, OsString)| Some((k.into_string().ok()?, v.into_string().ok()?));
-    from_environment(std::env::vars_os().filter_map(utf8))
+    let config = from_environment(std::env::vars_os().filter_map(utf8));
+    Ok(match client {
+        Some(client) => config.into_builder().http_client(client).build(),
+        None => config,
+    })
+}
+
+/// The HTTPS client the SDK clients share under `trust`, or `None` for the SDK's default.
+///
+/// [`TrustStore::Aws`]: the SDK's hyper client on rustls and aws-lc (as its default) trusting
+/// only [`AMAZON_TRUST_ROOTS`]. One client serves every SDK client of the process, so its TLS
+/// configuration is built once. Unlike the default client it reads no `HTTPS_PROXY`: a
+/// proxy is what `TrustStore::System` is for.
+pub fn https_client(trust: TrustStore) -> Result<Option<SharedHttpClient>, HttpClientError> {
+    let TrustStore::Aws = trust else {
+        return Ok(None);
+    };
+    let roots = tls::TrustStore::empty().with_pem_certificate(AMAZON_TRUST_ROOTS);
+    let context = TlsContext::builder().with_trust_store(roots).build()?;
+    let client = Builder::new()
+        .tls_provider(tls::Provider::Rustls(CryptoMode::AwsLc))
+        .tls_context(context)
+        .build_https();
+    Ok(Some(client))
 }
 
 /// Whether this process is a Lambda function: only there is the Runtime API's address set.
@@ -163,6 +202,12 @@ mod tests {
         assert_eq!(endpoint(&config, "Secrets Manager").as_deref(), Some("http://127.0.0.1:2"));
         assert_eq!(endpoint(&config, "DynamoDB").as_deref(), Some("http://127.0.0.1:1"));
         assert_eq!(endpoint(&config, "SQS").as_deref(), Some("http://127.0.0.1:1"));
+    }
+
+    #[test]
+    fn only_the_aws_trust_store_replaces_the_sdk_default_client() {
+        assert!(https_client(TrustStore::System).unwrap().is_none());
+        assert!(https_client(TrustStore::Aws).unwrap().is_some());
     }
 
     #[test]

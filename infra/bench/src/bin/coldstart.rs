@@ -73,9 +73,6 @@ struct Args {
     s3_endpoint: String,
 }
 
-/// The trust roots `infra/package/build.sh` puts next to each bootstrap.
-const TRUST_ROOTS: &str = "aws-trust-roots.pem";
-
 /// The system's CA bundle, as the template names it (Amazon Linux), or as Debian names it.
 const CA_BUNDLES: [&str; 2] =
     ["/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/certs/ca-certificates.crt"];
@@ -105,12 +102,10 @@ fn environment(name: &str, args: &Args, fixtures: &Fixtures) -> Vec<(String, Str
         ("BLOG_BUCKET_NAME", "bench-uploads".into()),
         ("BLOG_S3_ENDPOINT", args.s3_endpoint.clone()),
     ];
-    // As the template's default TrustStore=aws: the roots packaged next to the bootstrap, but
-    // the system bundle for the worker (its notifications go to any HTTPS server).
-    let packaged = args.lambda_dir.join(name).join(TRUST_ROOTS);
-    if name != "worker" && packaged.is_file() {
-        env.push(("SSL_CERT_FILE", packaged.display().to_string()));
-    } else if let Some(bundle) = CA_BUNDLES.iter().find(|path| Path::new(path).is_file()) {
+    // As the template: the SDK clients on the compiled-in Amazon roots (TrustStore=aws, the
+    // default), the system bundle named for everything else.
+    env.push(("BLOG_AWS_TRUST_STORE", "aws".into()));
+    if let Some(bundle) = CA_BUNDLES.iter().find(|path| Path::new(path).is_file()) {
         env.push(("SSL_CERT_FILE", bundle.to_string()));
     }
     if name == "auth" {

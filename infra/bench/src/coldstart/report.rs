@@ -70,10 +70,10 @@ pub fn section(outcomes: &[Outcome], context: &Context) -> String {
              each `bootstrap` with a clean environment holding only what Lambda and the \
              template set (`AWS_LAMBDA_RUNTIME_API` pointing at the stub, the function's \
              `BLOG_*` settings with `BLOG_JWT_SECRET` given directly, so no Secrets Manager \
-             read is in the figures, static test credentials, `SSL_CERT_FILE` naming the \
-             packaged Amazon Trust Services roots as under the template's default \
-             `TrustStore=aws`, the system bundle for the worker) and an invocation already \
-             waiting, the event file named in the table with its placeholders filled in. \
+             read is in the figures, static test credentials, the SDK clients on the \
+             compiled-in Amazon Trust Services roots as under the template's default \
+             `TrustStore=aws`, `SSL_CERT_FILE` naming the system bundle) and an invocation \
+             already waiting, the event file named in the table with its placeholders filled in. \
              *exec → poll* is the time from just before `exec` to the function's first `GET \
              /2018-06-01/runtime/invocation/next`, i.e. its initialisation (configuration, AWS \
              SDK clients, the auth function's administrator check); *exec → answer* adds the \
