@@ -1,6 +1,11 @@
 //! Shared AWS configuration for every SDK client the adapters build.
 
-use std::{borrow::Cow, collections::HashMap, ffi::OsString};
+use std::{
+    borrow::Cow,
+    collections::HashMap,
+    ffi::OsString,
+    sync::{Arc, OnceLock},
+};
 
 use aws_credential_types::{
     provider::{self, error::CredentialsError, ProvideCredentials, SharedCredentialsProvider},
@@ -77,6 +82,61 @@ pub fn https_client(trust: TrustStore) -> Result<Option<SharedHttpClient>, HttpC
     Ok(Some(client))
 }
 
+/// An SDK client built when it is first used. Building one forces its service's endpoint
+/// rules (the partitions JSON parsed, one regex compiled per partition), so a function builds
+/// the clients of services only some of its routes reach (S3, SQS) on the first request that
+/// needs one, not at every cold start. Cheap to clone: clones share the client.
+pub struct LazyClient<C> {
+    inner: Arc<Lazy<C>>,
+}
+
+struct Lazy<C> {
+    client: OnceLock<C>,
+    build: Box<dyn Fn() -> C + Send + Sync>,
+}
+
+impl<C> LazyClient<C> {
+    /// A client that `build` makes on first use.
+    pub fn new(build: impl Fn() -> C + Send + Sync + 'static) -> Self {
+        Self { inner: Arc::new(Lazy { client: OnceLock::new(), build: Box::new(build) }) }
+    }
+
+    /// A client that is already built.
+    pub fn built(client: C) -> Self
+    where
+        C: Clone + Send + Sync + 'static,
+    {
+        let lazy = Self::new({
+            let client = client.clone();
+            move || client.clone()
+        });
+        let _ = lazy.inner.client.set(client);
+        lazy
+    }
+
+    /// The client, built now if this is its first use.
+    pub fn get(&self) -> &C {
+        self.inner.client.get_or_init(|| (self.inner.build)())
+    }
+
+    /// Whether the client has been built.
+    pub fn is_built(&self) -> bool {
+        self.inner.client.get().is_some()
+    }
+}
+
+impl<C> Clone for LazyClient<C> {
+    fn clone(&self) -> Self {
+        Self { inner: Arc::clone(&self.inner) }
+    }
+}
+
+impl<C> std::fmt::Debug for LazyClient<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LazyClient").field("built", &self.is_built()).finish()
+    }
+}
+
 /// Whether this process is a Lambda function: only there is the Runtime API's address set.
 #[cfg(feature = "aws-chain")]
 fn in_lambda() -> bool {
@@ -149,6 +209,8 @@ impl ProvideCredentials for EnvironmentCredentials {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
     use super::*;
 
     fn config(vars: &[(&str, &str)]) -> SdkConfig {
@@ -208,6 +270,20 @@ mod tests {
     fn only_the_aws_trust_store_replaces_the_sdk_default_client() {
         assert!(https_client(TrustStore::System).unwrap().is_none());
         assert!(https_client(TrustStore::Aws).unwrap().is_some());
+    }
+
+    #[test]
+    fn a_lazy_client_is_built_once_on_first_use_and_shared_by_its_clones() {
+        let builds = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&builds);
+        let lazy = LazyClient::new(move || counter.fetch_add(1, Ordering::SeqCst) + 1);
+        let clone = lazy.clone();
+        assert!(!clone.is_built());
+        assert_eq!(builds.load(Ordering::SeqCst), 0);
+        assert_eq!((*lazy.get(), *clone.get()), (1, 1));
+        assert!(clone.is_built());
+        assert_eq!(builds.load(Ordering::SeqCst), 1);
+        assert!(LazyClient::built(7).is_built());
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use crate::ports::aws::SdkConfig;
+use crate::ports::aws::{LazyClient, SdkConfig};
 use anyhow::{anyhow, Context};
 use async_trait::async_trait;
 use aws_sdk_s3::config::http::HttpResponse;
@@ -24,7 +24,7 @@ pub const PENDING_TAG: &str = "pending=true";
 /// The S3 adapter of the [`Blobs`] port, bound to one bucket. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct S3Blobs {
-    client: Client,
+    client: LazyClient<Client>,
     bucket: String,
     tag_pending: bool,
 }
@@ -33,11 +33,12 @@ impl S3Blobs {
     /// An adapter for `bucket` through `client`. With `tag_pending`, uploads carry
     /// [`PENDING_TAG`] until confirmed (turn it off only for servers without object tagging).
     pub fn new(client: Client, bucket: impl Into<String>, tag_pending: bool) -> Self {
-        Self { client, bucket: bucket.into(), tag_pending }
+        Self { client: LazyClient::built(client), bucket: bucket.into(), tag_pending }
     }
 
     /// An adapter built from the shared SDK configuration; `endpoint` overrides the endpoint of
     /// S3 only (`BLOG_S3_ENDPOINT`) and switches to path-style addressing, which emulators need.
+    /// Its client is built on first use (see [`LazyClient`]).
     pub fn from_config(
         sdk: &SdkConfig,
         bucket: impl Into<String>,
@@ -48,7 +49,9 @@ impl S3Blobs {
         if let Some(endpoint) = endpoint {
             config = config.endpoint_url(endpoint).force_path_style(true);
         }
-        Self::new(Client::from_conf(config.build()), bucket, tag_pending)
+        let config = config.build();
+        let client = LazyClient::new(move || Client::from_conf(config.clone()));
+        Self { client, bucket: bucket.into(), tag_pending }
     }
 
     /// An S3 client for the server at `endpoint` with static test credentials (`test`/`test`,
@@ -85,7 +88,7 @@ impl S3Blobs {
 
     /// The underlying SDK client.
     pub fn client(&self) -> &Client {
-        &self.client
+        self.client.get()
     }
 
     fn presigning(expires: Duration) -> anyhow::Result<PresigningConfig> {
@@ -123,7 +126,7 @@ impl Blobs for S3Blobs {
     async fn presign_put(&self, upload: &UploadSpec) -> anyhow::Result<PresignedUpload> {
         let length = i64::try_from(upload.content_length).context("content length")?;
         let request = self
-            .client
+            .client()
             .put_object()
             .bucket(&self.bucket)
             .key(&upload.key)
@@ -145,7 +148,7 @@ impl Blobs for S3Blobs {
 
     async fn presign_get(&self, key: &str, expires: Duration) -> anyhow::Result<String> {
         let request = self
-            .client
+            .client()
             .get_object()
             .bucket(&self.bucket)
             .key(key)
@@ -163,7 +166,7 @@ impl Blobs for S3Blobs {
             return Ok(true);
         }
         let removed =
-            self.client.delete_object_tagging().bucket(&self.bucket).key(key).send().await;
+            self.client().delete_object_tagging().bucket(&self.bucket).key(key).send().await;
         match removed {
             Ok(_) => Ok(true),
             Err(e) if is_missing(&e) => Ok(false),
@@ -172,7 +175,7 @@ impl Blobs for S3Blobs {
     }
 
     async fn delete(&self, key: &str) -> anyhow::Result<()> {
-        self.client
+        self.client()
             .delete_object()
             .bucket(&self.bucket)
             .key(key)
@@ -183,7 +186,7 @@ impl Blobs for S3Blobs {
     }
 
     async fn exists(&self, key: &str) -> anyhow::Result<bool> {
-        match self.client.head_object().bucket(&self.bucket).key(key).send().await {
+        match self.client().head_object().bucket(&self.bucket).key(key).send().await {
             Ok(_) => Ok(true),
             Err(e) if e.as_service_error().is_some_and(|e| e.is_not_found()) => Ok(false),
             Err(e) => Err(sdk_error("HeadObject", key, e)),
@@ -191,7 +194,7 @@ impl Blobs for S3Blobs {
     }
 
     async fn ping(&self) -> anyhow::Result<()> {
-        self.client
+        self.client()
             .head_bucket()
             .bucket(&self.bucket)
             .send()
@@ -275,6 +278,21 @@ mod tests {
         let upload = blobs(false).presign_put(&spec(None)).await.unwrap();
         assert_eq!(signed_headers(&upload.url), "content-length;content-type;host");
         assert_eq!(upload.headers, [("Content-Type".to_string(), "application/pdf".to_string())]);
+    }
+
+    #[tokio::test]
+    async fn an_adapter_from_the_shared_configuration_builds_its_client_on_first_use() {
+        let sdk = crate::ports::aws::from_environment([
+            ("AWS_REGION".to_string(), "eu-west-1".to_string()),
+            ("AWS_ACCESS_KEY_ID".to_string(), "AKIDEXAMPLE".to_string()),
+            ("AWS_SECRET_ACCESS_KEY".to_string(), "secret".to_string()),
+        ]);
+        let blobs = S3Blobs::from_config(&sdk, "bucket", Some("http://127.0.0.1:9"), true);
+        assert!(!blobs.client.is_built());
+        let url = blobs.presign_get("uploads/a.pdf", Duration::from_secs(60)).await.unwrap();
+        assert!(blobs.client.is_built());
+        assert!(url.starts_with("http://127.0.0.1:9/bucket/uploads/a.pdf?"), "{url}");
+        assert!(url.contains("eu-west-1%2Fs3%2Faws4_request"), "{url}");
     }
 
     #[tokio::test]

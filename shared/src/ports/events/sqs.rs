@@ -4,7 +4,7 @@
 //! queue, followed by the service's error code and message (or, when the request got no service
 //! answer, the SDK's error chain).
 
-use crate::ports::aws::SdkConfig;
+use crate::ports::aws::{LazyClient, SdkConfig};
 use anyhow::{anyhow, Context};
 use async_trait::async_trait;
 use aws_sdk_sqs::config::{BehaviorVersion, Credentials, Region};
@@ -26,18 +26,19 @@ pub struct Received {
 /// The SQS adapter of the [`EventQueue`] port, bound to one queue URL. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct SqsQueue {
-    client: Client,
+    client: LazyClient<Client>,
     queue_url: String,
 }
 
 impl SqsQueue {
     /// An adapter for the queue at `queue_url` through `client`.
     pub fn new(client: Client, queue_url: impl Into<String>) -> Self {
-        Self { client, queue_url: queue_url.into() }
+        Self { client: LazyClient::built(client), queue_url: queue_url.into() }
     }
 
     /// An adapter built from the shared SDK configuration; `endpoint` overrides the endpoint of
     /// SQS only (`BLOG_SQS_ENDPOINT`; `AWS_ENDPOINT_URL` is already part of `sdk`).
+    /// Its client is built on first use (see [`LazyClient`]).
     pub fn from_config(
         sdk: &SdkConfig,
         queue_url: impl Into<String>,
@@ -45,7 +46,9 @@ impl SqsQueue {
     ) -> Self {
         let mut config = aws_sdk_sqs::config::Builder::from(sdk);
         config.set_endpoint_url(endpoint.map(str::to_owned));
-        Self::new(Client::from_conf(config.build()), queue_url)
+        let config = config.build();
+        let client = LazyClient::new(move || Client::from_conf(config.clone()));
+        Self { client, queue_url: queue_url.into() }
     }
 
     /// The queue's URL.
@@ -55,7 +58,7 @@ impl SqsQueue {
 
     /// The underlying SDK client.
     pub fn client(&self) -> &Client {
-        &self.client
+        self.client.get()
     }
 
     /// Receives up to `max` messages (1 to 10), long-polling up to `wait_seconds` (0 to 20)
@@ -63,7 +66,7 @@ impl SqsQueue {
     /// invisible for the queue's visibility timeout, then come back unless deleted.
     pub async fn receive(&self, max: i32, wait_seconds: i32) -> anyhow::Result<Vec<Received>> {
         let output = self
-            .client
+            .client()
             .receive_message()
             .queue_url(&self.queue_url)
             .max_number_of_messages(max)
@@ -96,7 +99,7 @@ impl SqsQueue {
 
     /// Deletes the message delivered with `receipt`, so that it does not come back.
     pub async fn delete(&self, receipt: &str) -> anyhow::Result<()> {
-        self.client
+        self.client()
             .delete_message()
             .queue_url(&self.queue_url)
             .receipt_handle(receipt)
@@ -109,7 +112,7 @@ impl SqsQueue {
     /// Sets the queue's visibility timeout: how long a received message stays hidden before it
     /// is delivered again.
     pub async fn set_visibility_timeout(&self, seconds: u32) -> anyhow::Result<()> {
-        self.client
+        self.client()
             .set_queue_attributes()
             .queue_url(&self.queue_url)
             .attributes(QueueAttributeName::VisibilityTimeout, seconds.to_string())
@@ -215,7 +218,7 @@ where
 #[async_trait]
 impl EventQueue for SqsQueue {
     async fn send(&self, body: String) -> anyhow::Result<()> {
-        self.client
+        self.client()
             .send_message()
             .queue_url(&self.queue_url)
             .message_body(body)
@@ -228,7 +231,7 @@ impl EventQueue for SqsQueue {
     async fn ping(&self) -> anyhow::Result<Option<u64>> {
         let depth = aws_sdk_sqs::types::QueueAttributeName::ApproximateNumberOfMessages;
         let attributes = self
-            .client
+            .client()
             .get_queue_attributes()
             .queue_url(&self.queue_url)
             .attribute_names(depth.clone())
@@ -239,5 +242,25 @@ impl EventQueue for SqsQueue {
             .attributes()
             .and_then(|attributes| attributes.get(&depth))
             .and_then(|depth| depth.parse().ok()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_adapter_from_the_shared_configuration_builds_its_client_on_first_use() {
+        let sdk = crate::ports::aws::from_environment([
+            ("AWS_REGION".to_string(), "eu-west-1".to_string()),
+            ("AWS_ACCESS_KEY_ID".to_string(), "AKIDEXAMPLE".to_string()),
+            ("AWS_SECRET_ACCESS_KEY".to_string(), "secret".to_string()),
+        ]);
+        let queue =
+            SqsQueue::from_config(&sdk, "http://127.0.0.1:9/1/q", Some("http://127.0.0.1:9"));
+        assert!(!queue.client.is_built());
+        let config = queue.client().config();
+        assert!(queue.client.is_built());
+        assert_eq!(config.region().map(|r| r.as_ref()), Some("eu-west-1"));
     }
 }
