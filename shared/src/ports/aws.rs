@@ -137,6 +137,16 @@ impl<C> std::fmt::Debug for LazyClient<C> {
     }
 }
 
+/// A configuration in `region` with static example credentials, for the adapters' unit tests.
+#[cfg(test)]
+pub(crate) fn example_config(region: &str) -> SdkConfig {
+    from_environment([
+        ("AWS_REGION".to_string(), region.to_string()),
+        ("AWS_ACCESS_KEY_ID".to_string(), "AKIDEXAMPLE".to_string()),
+        ("AWS_SECRET_ACCESS_KEY".to_string(), "secret".to_string()),
+    ])
+}
+
 /// Whether this process is a Lambda function: only there is the Runtime API's address set.
 #[cfg(feature = "aws-chain")]
 fn in_lambda() -> bool {

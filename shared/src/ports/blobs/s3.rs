@@ -282,11 +282,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_adapter_from_the_shared_configuration_builds_its_client_on_first_use() {
-        let sdk = crate::ports::aws::from_environment([
-            ("AWS_REGION".to_string(), "eu-west-1".to_string()),
-            ("AWS_ACCESS_KEY_ID".to_string(), "AKIDEXAMPLE".to_string()),
-            ("AWS_SECRET_ACCESS_KEY".to_string(), "secret".to_string()),
-        ]);
+        let sdk = crate::ports::aws::example_config("eu-west-1");
         let blobs = S3Blobs::from_config(&sdk, "bucket", Some("http://127.0.0.1:9"), true);
         assert!(!blobs.client.is_built());
         let url = blobs.presign_get("uploads/a.pdf", Duration::from_secs(60)).await.unwrap();
