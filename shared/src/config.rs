@@ -126,6 +126,10 @@ pub struct Config {
     /// Running inside AWS Lambda (`AWS_LAMBDA_RUNTIME_API` set): work after a response must
     /// finish before the handler returns, as the environment is frozen afterwards.
     pub in_lambda: bool,
+    /// Lambda initialises this environment before any request is waiting
+    /// (`AWS_LAMBDA_INITIALIZATION_TYPE` is `provisioned-concurrency` or `snap-start`), so work
+    /// done at initialisation delays no caller.
+    pub initialized_ahead: bool,
     /// Log filter: `target=level` and bare `level` directives, comma-separated.
     pub log: String,
     /// Emit JSON log lines.
@@ -238,6 +242,8 @@ impl Config {
             public_base_url: lookup("BLOG_PUBLIC_BASE_URL")
                 .unwrap_or_else(|| format!("http://127.0.0.1:{port}")),
             in_lambda,
+            initialized_ahead: lookup("AWS_LAMBDA_INITIALIZATION_TYPE")
+                .is_some_and(|kind| kind != "on-demand"),
             log: lookup("BLOG_LOG").unwrap_or_else(|| "info".into()),
             log_json: parse(&lookup, "BLOG_LOG_JSON", false)?,
             log_levels_refresh: Duration::from_secs(parse(
@@ -318,6 +324,15 @@ mod tests {
         assert_eq!(lambda.metrics_store, MetricsStore::Table);
         assert!(config(&[("BLOG_METRICS_STORE", "cloud")]).is_err());
         assert!(config(&[("BLOG_ACTUATOR_TOKEN", "short")]).is_err());
+    }
+
+    #[test]
+    fn only_provisioned_and_snap_start_environments_count_as_initialised_ahead() {
+        let kind = |value| config(&[("AWS_LAMBDA_INITIALIZATION_TYPE", value)]).unwrap();
+        assert!(!config(&[]).unwrap().initialized_ahead);
+        assert!(!kind("on-demand").initialized_ahead);
+        assert!(kind("provisioned-concurrency").initialized_ahead);
+        assert!(kind("snap-start").initialized_ahead);
     }
 
     #[test]

@@ -1,6 +1,10 @@
 //! The Lambda side: one function serves one area's router through lambda_http.
 
+mod admin;
+
 use axum::Router;
+
+pub use admin::AdminBootstrap;
 
 /// Error type of a function's `main`.
 pub use lambda_http::Error as LambdaError;
@@ -13,19 +17,26 @@ use crate::{
 
 /// Runs an area as the Lambda function `name`: configuration, adapters and clients are built
 /// once per cold start (only those the area `needs`), then every invocation goes through
-/// lambda_http into the area's router.
+/// lambda_http into the area's router. Where the configuration names an administrator (the
+/// auth function), its bootstrap runs beside the runtime's start, or before it when Lambda
+/// initialises the environment ahead of requests; either way no request is served before it.
 pub async fn run(
     name: &str,
     area: fn(AppContext) -> Router,
     needs: Needs,
 ) -> Result<(), LambdaError> {
     let ctx = cold_start(name, needs).await?;
-    if needs.tokens {
-        if let Some(outcome) = setup::bootstrap_admin(&ctx).await? {
-            tracing::info!(?outcome, "administrator bootstrap");
+    let mut router = area(ctx.clone());
+    if needs.tokens && ctx.config.admin.is_some() {
+        let bootstrap = AdminBootstrap::new(ctx.clone())?;
+        if ctx.config.initialized_ahead {
+            bootstrap.ready().await?;
+        } else {
+            bootstrap.start();
         }
+        router = bootstrap.guard(router);
     }
-    lambda_http::run(service(area, ctx)).await
+    lambda_http::run(crate::http::finish(router)).await
 }
 
 /// The router a function serves: its area plus the outermost layers (404 fallback, tracing).
