@@ -17,7 +17,10 @@ use axum::{
 use crate::{
     context::AppContext,
     http::ApiError,
-    users::{model::ROLE_ADMIN, repo},
+    users::{
+        model::{StoredUser, ROLE_ADMIN},
+        repo,
+    },
 };
 
 /// The authenticated caller.
@@ -31,6 +34,9 @@ pub struct Principal {
     pub roles: Vec<String>,
     /// Id of the token used.
     pub token_id: String,
+    /// The account as this request read it, when its status was not cached: handlers that
+    /// need the caller's account take it instead of reading it again.
+    pub account: Option<Box<StoredUser>>,
 }
 
 impl Principal {
@@ -101,25 +107,29 @@ pub async fn authenticate<E: ApiError>(ctx: &AppContext, parts: &Parts) -> Resul
     let claims =
         ctx.tokens.verify(token).ok_or_else(|| E::unauthorized("invalid or expired token"))?;
     let id: u64 = claims.sub.parse().map_err(|_| E::unauthorized("invalid or expired token"))?;
-    let snapshot = match ctx.principals.get(id) {
-        Some(snapshot) => snapshot,
+    let (snapshot, account) = match ctx.principals.get(id) {
+        Some(snapshot) => (snapshot, None),
         None => {
             let user = repo::find_by_id(ctx.table.as_ref(), id)
                 .await
                 .map_err(|e| E::internal(e.into()))?;
-            let snapshot = user.map(|u| Snapshot {
+            let snapshot = user.as_ref().map(|u| Snapshot {
                 active: u.is_active(),
-                username: u.username,
-                roles: u.roles,
+                username: u.username.clone(),
+                roles: u.roles.clone(),
             });
             ctx.principals.put(id, snapshot.clone());
-            snapshot
+            (snapshot, user.map(Box::new))
         }
     };
     match snapshot {
-        Some(s) if s.active => {
-            Ok(Principal { id, username: s.username, roles: s.roles, token_id: claims.jti })
-        }
+        Some(s) if s.active => Ok(Principal {
+            id,
+            username: s.username,
+            roles: s.roles,
+            token_id: claims.jti,
+            account,
+        }),
         _ => Err(E::unauthorized("account is disabled or deleted")),
     }
 }

@@ -5,7 +5,7 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use crate::{
-    auth::principal::{AdminOnly, Authenticated},
+    auth::principal::{AdminOnly, Authenticated, Principal},
     context::AppContext,
     http::{
         account::{AccountEnvelope, AccountError, AccountErrorEnvelope, AccountOk},
@@ -31,6 +31,17 @@ async fn load(ctx: &AppContext, id: u64) -> Result<StoredUser, AccountError> {
     repo::find_by_id(ctx.table.as_ref(), id)
         .await?
         .ok_or_else(|| AccountError::NotFound("user does not exist".into()))
+}
+
+/// The caller's account: as the token check read it in this request, or read now.
+async fn caller_account(
+    ctx: &AppContext,
+    principal: Principal,
+) -> Result<StoredUser, AccountError> {
+    match principal.account {
+        Some(account) => Ok(*account),
+        None => load(ctx, principal.id).await,
+    }
 }
 
 /// Profile fields anyone may change on their own account; absent or `null` keeps the value.
@@ -102,7 +113,7 @@ pub async fn me(
     State(ctx): State<AppContext>,
     Authenticated(principal, ..): Authenticated<AccountError>,
 ) -> Result<AccountOk<UserView>, AccountError> {
-    Ok(AccountOk(load(&ctx, principal.id).await?.view()))
+    Ok(AccountOk(caller_account(&ctx, principal).await?.view()))
 }
 
 /// Body of PUT /me: `username` and `status` are accepted only unchanged.
@@ -141,7 +152,7 @@ pub async fn update_me(
     Authenticated(principal, ..): Authenticated<AccountError>,
     JsonBody(request, ..): Body<UpdateMe>,
 ) -> Result<AccountOk<UserView>, AccountError> {
-    let before = load(&ctx, principal.id).await?;
+    let before = caller_account(&ctx, principal).await?;
     if request.username.as_ref().is_some_and(|u| *u != before.username) {
         return Err(AccountError::BadRequest("username cannot be changed".into()));
     }

@@ -200,6 +200,18 @@ pub async fn me_shows_the_profile_without_the_password(api: Api) {
     assert!(!text.contains("argon2") && !text.to_lowercase().contains("password"));
 }
 
+pub async fn the_profile_costs_one_read_whether_the_token_check_read_the_account_or_not(api: Api) {
+    let (id, token) = api.user("oscar").await;
+    api.ctx.principals.invalidate(id);
+    let me = || api.call("GET", "/api/v1/users/me", Some(&token), None);
+    let (reply, counts) = api.calls_of(me()).await;
+    assert_eq!(reply.body["data"]["id"], json!(id));
+    assert_eq!((counts.get, counts.total()), (1, 1), "account status not cached: {counts:?}");
+    let (reply, counts) = api.calls_of(me()).await;
+    assert_eq!(reply.body["data"]["username"], json!("oscar"));
+    assert_eq!((counts.get, counts.total()), (1, 1), "account status cached: {counts:?}");
+}
+
 pub async fn a_user_edits_their_profile_but_not_their_name_or_status(api: Api) {
     let (_, token) = api.user("ken").await;
     let change = json!({"nickname": "Kenny", "avatar": "https://example.com/k.png", "username": "ken", "status": 1});

@@ -15,6 +15,7 @@ on_both_adapter_sets!(
     cases::a_successful_login_resets_the_failure_count,
     cases::logout_needs_a_token_and_answers_null,
     cases::me_shows_the_profile_without_the_password,
+    cases::the_profile_costs_one_read_whether_the_token_check_read_the_account_or_not,
     cases::a_user_edits_their_profile_but_not_their_name_or_status,
     cases::an_email_change_keeps_uniqueness,
     cases::only_administrators_manage_other_accounts,
