@@ -10,7 +10,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use bench::{
-    coldstart::{self, fixtures::Fixtures, report, Answer, Plan, Subject},
+    coldstart::{
+        self,
+        fixtures::Fixtures,
+        proxy::{EmulatorClock, Proxy},
+        report, Answer, Plan, Subject,
+    },
     doc,
     harness::{ADMIN, JWT_SECRET},
 };
@@ -77,8 +82,16 @@ struct Args {
 const CA_BUNDLES: [&str; 2] =
     ["/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/certs/ca-certificates.crt"];
 
+/// Where the functions reach the emulators: DynamoDB Local and moto's SQS through the timing
+/// proxies, S3 (never called in the bench) directly.
+struct Endpoints {
+    dynamodb: String,
+    sqs: String,
+    s3: String,
+}
+
 /// The environment Lambda and the template give a function (see template.yaml).
-fn environment(name: &str, args: &Args, fixtures: &Fixtures) -> Vec<(String, String)> {
+fn environment(name: &str, endpoints: &Endpoints, fixtures: &Fixtures) -> Vec<(String, String)> {
     let mut env: Vec<(&str, String)> = vec![
         ("PATH", "/usr/local/bin:/usr/bin:/bin".into()),
         ("TZ", ":UTC".into()),
@@ -94,13 +107,13 @@ fn environment(name: &str, args: &Args, fixtures: &Fixtures) -> Vec<(String, Str
         ("AWS_SECRET_ACCESS_KEY", "test".into()),
         ("AWS_EC2_METADATA_DISABLED", "true".into()),
         ("BLOG_STORE", "dynamodb".into()),
-        ("BLOG_DYNAMODB_ENDPOINT", args.endpoint.clone()),
+        ("BLOG_DYNAMODB_ENDPOINT", endpoints.dynamodb.clone()),
         ("BLOG_TABLE_NAME", fixtures.table_name.clone()),
         ("BLOG_JWT_SECRET", JWT_SECRET.into()),
         ("BLOG_EVENTS_QUEUE_URL", fixtures.queue_url.clone()),
-        ("BLOG_SQS_ENDPOINT", args.sqs_endpoint.clone()),
+        ("BLOG_SQS_ENDPOINT", endpoints.sqs.clone()),
         ("BLOG_BUCKET_NAME", "bench-uploads".into()),
-        ("BLOG_S3_ENDPOINT", args.s3_endpoint.clone()),
+        ("BLOG_S3_ENDPOINT", endpoints.s3.clone()),
     ];
     // As the template: the SDK clients on the compiled-in Amazon roots (TrustStore=aws, the
     // default), the system bundle named for everything else.
@@ -135,6 +148,15 @@ async fn main() -> Result<()> {
     eprintln!("Seeding the functions' table...");
     let fixtures =
         Fixtures::seed(&args.endpoint, &args.sqs_endpoint, &format!("coldstart-{stamp}")).await?;
+    // The queue URL stays moto's own: the SQS client sends it in the body, to the proxy.
+    let (dynamodb, sqs) =
+        (Proxy::start(&args.endpoint).await?, Proxy::start(&args.sqs_endpoint).await?);
+    let endpoints = Endpoints {
+        dynamodb: dynamodb.address(),
+        sqs: sqs.address(),
+        s3: args.s3_endpoint.clone(),
+    };
+    let clock = EmulatorClock::new(vec![dynamodb, sqs]);
     let chosen = FUNCTIONS
         .iter()
         .filter(|(name, ..)| args.functions.is_empty() || args.functions.iter().any(|f| f == name));
@@ -147,7 +169,7 @@ async fn main() -> Result<()> {
             arm64_bootstrap: args.arm64_dir.join(name).join("bootstrap"),
             event_file: format!("events/{event_file}"),
             event: fixtures.event(&args.events_dir.join(event_file))?,
-            env: environment(name, &args, &fixtures),
+            env: environment(name, &endpoints, &fixtures),
             answer,
             with_s3,
         });
@@ -155,7 +177,7 @@ async fn main() -> Result<()> {
     let logs = tempfile::tempdir()?;
     let plan = Plan { rounds: args.rounds, invocations: args.invocations };
     eprintln!("Measuring {} binaries, {} rounds...", subjects.len(), plan.rounds);
-    let outcomes = coldstart::measure(&subjects, plan, logs.path()).await?;
+    let outcomes = coldstart::measure(&subjects, plan, &clock, logs.path()).await?;
     let ring_tree =
         cargo_tree(&["-i", "ring", "--workspace", "--all-features", "--target", "all"])?;
     let aws_lc = cargo_tree(&[

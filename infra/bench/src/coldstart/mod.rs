@@ -1,9 +1,11 @@
 //! Cold start of every Lambda function's release `bootstrap` against a hello-world lambda_http
 //! function built the same way: exec → first poll of the Runtime API and exec → first answer
 //! (medians of several runs, interleaved so every binary sees the same machine), the peak RSS
-//! after a few invocations, and the size of each binary.
+//! after a few invocations, and the size of each binary. The functions reach the emulators
+//! through timing proxies, so the answer is also given without the emulators' service time.
 
 pub mod fixtures;
+pub mod proxy;
 pub mod report;
 pub mod run;
 pub mod runtime;
@@ -13,7 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use axum::body::Bytes;
 
-use self::{run::Run, runtime::RuntimeApi};
+use self::{proxy::EmulatorClock, run::Run, runtime::RuntimeApi};
 
 /// What a function's answers must look like.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,8 +68,14 @@ pub struct Plan {
     pub invocations: usize,
 }
 
-/// Runs every subject `plan.rounds` times, round-robin, after a warm-up round.
-pub async fn measure(subjects: &[Subject], plan: Plan, logs: &Path) -> Result<Vec<Outcome>> {
+/// Runs every subject `plan.rounds` times, round-robin, after a warm-up round; `clock` times
+/// the emulators behind the subjects' endpoints.
+pub async fn measure(
+    subjects: &[Subject],
+    plan: Plan,
+    clock: &EmulatorClock,
+    logs: &Path,
+) -> Result<Vec<Outcome>> {
     let api = RuntimeApi::start().await?;
     let mut outcomes: Vec<Outcome> = subjects
         .iter()
@@ -90,10 +98,10 @@ pub async fn measure(subjects: &[Subject], plan: Plan, logs: &Path) -> Result<Ve
             let mut env = subject.env.clone();
             env.push(("AWS_LAMBDA_RUNTIME_API".into(), api.address()));
             let log = logs.join(format!("{}.log", subject.name));
-            let run =
-                run::once(&api, &subject.bootstrap, &env, &subject.event, plan.invocations, &log)
-                    .await
-                    .with_context(|| format!("{} (round {round})", subject.name))?;
+            let (bootstrap, event) = (&subject.bootstrap, &subject.event);
+            let run = run::once(&api, clock, bootstrap, &env, event, plan.invocations, &log)
+                .await
+                .with_context(|| format!("{} (round {round})", subject.name))?;
             for answer in &run.answers {
                 check(subject, answer)?;
             }

@@ -1,6 +1,8 @@
 //! One cold start: the bootstrap executed with a fresh environment against the Runtime API
 //! stub, timed from just before `exec` to its first poll and to its first answer, then left to
-//! serve the remaining armed invocations before its peak RSS is read and it is killed.
+//! serve the remaining armed invocations before its peak RSS is read and it is killed. The
+//! emulators' busy time during exec → answer, as their timing proxies saw it, is taken out of
+//! the answer to give the function's own part.
 
 use std::{
     fs::File,
@@ -12,7 +14,10 @@ use std::{
 use anyhow::{bail, Context, Result};
 use axum::body::Bytes;
 
-use super::runtime::{RuntimeApi, Signal};
+use super::{
+    proxy::EmulatorClock,
+    runtime::{RuntimeApi, Signal},
+};
 
 /// How long one run may take before it counts as hung.
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -24,6 +29,10 @@ pub struct Run {
     pub first_poll: Duration,
     /// From just before exec to the first answer received.
     pub first_response: Duration,
+    /// `first_response` less the time the emulators spent answering during it.
+    pub first_response_own: Duration,
+    /// Length of each emulator call begun during `first_response`.
+    pub emulator_calls: Vec<Duration>,
     /// The answers of every invocation, in order.
     pub answers: Vec<Bytes>,
     /// Peak resident set size (VmHWM) after the last invocation, in KiB.
@@ -41,8 +50,10 @@ impl Drop for Running {
 }
 
 /// Runs `bootstrap` once with `env` on `invocations` copies of `event`; its output goes to `log`.
+/// The emulators' calls are timed on `clock`.
 pub async fn once(
     api: &RuntimeApi,
+    clock: &EmulatorClock,
     bootstrap: &Path,
     env: &[(String, String)],
     event: &Bytes,
@@ -58,6 +69,7 @@ pub async fn once(
         .stdin(Stdio::null())
         .stdout(output.try_clone()?)
         .stderr(output);
+    clock.reset();
     let started = Instant::now();
     let child =
         Running(command.spawn().with_context(|| format!("starting {}", bootstrap.display()))?);
@@ -90,9 +102,13 @@ pub async fn once(
     }
     let peak_rss_kib = peak_rss_kib(child.0.id())?;
     drop(child);
+    let first_response = first_response.context("no answer")?;
+    let busy = clock.busy_between(started, started + first_response);
     Ok(Run {
         first_poll: first_poll.context("no poll")?,
-        first_response: first_response.context("no answer")?,
+        first_response,
+        first_response_own: first_response.saturating_sub(busy.total),
+        emulator_calls: busy.calls,
         answers,
         peak_rss_kib,
     })
