@@ -2,7 +2,7 @@
 
 use blog_shared::setup::Needs;
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), blog_shared::lambda::LambdaError> {
     blog_shared::lambda::run("files", blog_shared::files::router, Needs::TOKENS_AND_BLOBS).await
 }

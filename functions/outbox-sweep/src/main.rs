@@ -1,7 +1,7 @@
 //! Lambda function of the outbox sweep: on a schedule, re-sends the ArticlePublishedEvent whose
 //! send failed after their publish committed.
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), blog_shared::lambda::LambdaError> {
     blog_shared::lambda::run_outbox_sweep().await
 }

@@ -1,7 +1,7 @@
 //! Lambda function of the worker: SQS batches of ArticlePublishedEvent (embeddings, related
 //! lists, statistics, notification).
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), blog_shared::lambda::LambdaError> {
     blog_shared::lambda::run_worker().await
 }
