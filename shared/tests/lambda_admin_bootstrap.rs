@@ -1,5 +1,5 @@
-//! The auth function's administrator bootstrap runs beside the runtime's start: requests wait
-//! for it, a failed attempt answers 500 in the auth envelope and the next request tries again.
+//! The auth function's administrator bootstrap runs at the first request: requests wait for
+//! it, a failed attempt answers 500 in the auth envelope and the next request tries again.
 #![cfg(all(feature = "lambda", feature = "embedded"))]
 
 use std::{
@@ -100,11 +100,10 @@ fn context(table: Arc<dyn Table>, admin_username: &str) -> AppContext {
     AppContext::new(table, config, b"admin-gate-secret-admin-gate-secret-admin-gate")
 }
 
-/// The auth function's router as `lambda::run` serves it on demand: the bootstrap started,
-/// every request guarded by it.
+/// The auth function's router as `lambda::run` serves it on demand: every request guarded by
+/// the bootstrap.
 fn auth_function(ctx: &AppContext) -> axum::Router {
     let bootstrap = AdminBootstrap::new(ctx.clone()).unwrap();
-    bootstrap.start();
     blog_shared::http::finish(bootstrap.guard(auth::router(ctx.clone())))
 }
 
@@ -121,7 +120,7 @@ async fn admin_login(function: &axum::Router) -> (StatusCode, Value) {
 }
 
 #[tokio::test]
-async fn a_login_arriving_while_the_bootstrap_runs_waits_for_the_administrator() {
+async fn the_first_login_runs_the_bootstrap_and_finds_the_administrator() {
     let table: Arc<dyn Table> = Arc::new(SqliteTable::in_memory().unwrap());
     let ctx = context(table.clone(), "admin");
     let (status, body) = admin_login(&auth_function(&ctx)).await;

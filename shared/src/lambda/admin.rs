@@ -1,9 +1,9 @@
-//! The administrator bootstrap of the auth function's cold start. On demand it runs beside the
-//! runtime's start rather than before it: the function polls for its first invocation at
-//! once, and every request waits until the bootstrap has succeeded, so nothing is served
-//! before the administrator exists. A failed attempt is not kept: the next request tries again.
+//! The administrator bootstrap of the auth function. On demand it runs at the first request
+//! rather than during initialisation: the function polls for its first invocation at once, and
+//! every request waits until the bootstrap has succeeded, so nothing is served before the
+//! administrator exists. A failed attempt is not kept: the next request tries again.
 
-use std::{sync::Arc, time::Duration};
+use std::sync::Arc;
 
 use axum::{
     extract::{Request, State},
@@ -14,11 +14,6 @@ use axum::{
 use tokio::sync::OnceCell;
 
 use crate::{context::AppContext, http::account::AccountError, http::ApiError, setup};
-
-/// The longest one attempt may take. Lambda may freeze an environment that it initialised
-/// before any request arrived while the background attempt waits on DynamoDB; after the thaw
-/// that call could wait forever, and every request with it.
-const ATTEMPT_LIMIT: Duration = Duration::from_secs(5);
 
 /// The administrator bootstrap of one cold start; clones share it.
 #[derive(Clone)]
@@ -43,29 +38,13 @@ impl AdminBootstrap {
     pub async fn ready(&self) -> anyhow::Result<()> {
         self.done
             .get_or_try_init(|| async {
-                let attempt =
-                    tokio::time::timeout(ATTEMPT_LIMIT, setup::bootstrap_admin(&self.ctx));
-                let outcome = attempt.await.map_err(|_| {
-                    anyhow::anyhow!("no answer from the table within {ATTEMPT_LIMIT:?}")
-                })??;
-                if let Some(outcome) = outcome {
+                if let Some(outcome) = setup::bootstrap_admin(&self.ctx).await? {
                     tracing::info!(?outcome, "administrator bootstrap");
                 }
                 Ok(())
             })
             .await
             .copied()
-    }
-
-    /// Starts the bootstrap in the background; a failure is logged and left to the next
-    /// request to retry.
-    pub fn start(&self) {
-        let bootstrap = self.clone();
-        tokio::spawn(async move {
-            if let Err(error) = bootstrap.ready().await {
-                tracing::warn!(error = format!("{error:#}"), "administrator bootstrap failed");
-            }
-        });
     }
 
     /// `router` with every request waiting for the bootstrap; while it fails, requests are

@@ -18,8 +18,9 @@ use crate::{
 /// Runs an area as the Lambda function `name`: configuration, adapters and clients are built
 /// once per cold start (only those the area `needs`), then every invocation goes through
 /// lambda_http into the area's router. Where the configuration names an administrator (the
-/// auth function), its bootstrap runs beside the runtime's start, or before it when Lambda
-/// initialises the environment ahead of requests; either way no request is served before it.
+/// auth function), its bootstrap runs at the first request, or during initialisation when
+/// Lambda initialises the environment ahead of requests; either way no request is served
+/// before it.
 pub async fn run(
     name: &str,
     area: fn(AppContext) -> Router,
@@ -31,8 +32,6 @@ pub async fn run(
         let bootstrap = AdminBootstrap::new(ctx.clone())?;
         if ctx.config.initialized_ahead {
             bootstrap.ready().await?;
-        } else {
-            bootstrap.start();
         }
         router = bootstrap.guard(router);
     }

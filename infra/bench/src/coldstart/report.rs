@@ -96,9 +96,8 @@ pub fn section(outcomes: &[Outcome], context: &Context) -> String {
              already waiting, the event file named in the table with its placeholders filled in. \
              *exec → poll* is the time from just before `exec` to the function's first `GET \
              /2018-06-01/runtime/invocation/next`, i.e. its initialisation (configuration, AWS \
-             SDK clients; the auth function's administrator check runs beside the runtime's \
-             start and its first request waits for it, so it counts in the answer); *exec → \
-             answer* adds the \
+             SDK clients; the auth function's administrator check runs at its first request, so \
+             it counts in the answer); *exec → answer* adds the \
              first invocation (its DynamoDB calls go to DynamoDB Local on this machine, the \
              worker's to moto too). The functions reach DynamoDB Local and moto through a \
              timing proxy in the bench process (one extra loopback hop, counted in the raw \
