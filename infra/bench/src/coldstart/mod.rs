@@ -10,7 +10,10 @@ pub mod report;
 pub mod run;
 pub mod runtime;
 
-use std::path::{Path, PathBuf};
+use std::{
+    net::SocketAddr,
+    path::{Path, PathBuf},
+};
 
 use anyhow::{bail, Context, Result};
 use axum::body::Bytes;
@@ -116,6 +119,19 @@ pub async fn measure(
         );
     }
     Ok(outcomes)
+}
+
+/// Serves `app` on an ephemeral port of 127.0.0.1 until the runtime stops; `what` names it in
+/// the message printed if it stops early.
+pub(crate) async fn serve_locally(app: axum::Router, what: &'static str) -> Result<SocketAddr> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr().with_context(|| format!("{what} address"))?;
+    tokio::spawn(async move {
+        if let Err(error) = axum::serve(listener, app).await {
+            eprintln!("{what} stopped: {error}");
+        }
+    });
+    Ok(addr)
 }
 
 /// Fails unless `answer` is what the subject must answer.

@@ -84,13 +84,7 @@ impl Proxy {
             intervals: Mutex::default(),
         });
         let app = Router::new().fallback(forward).with_state(shared.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-        let addr = listener.local_addr().context("proxy address")?;
-        tokio::spawn(async move {
-            if let Err(error) = axum::serve(listener, app).await {
-                eprintln!("timing proxy stopped: {error}");
-            }
-        });
+        let addr = super::serve_locally(app, "timing proxy").await?;
         Ok(Self { addr, shared })
     }
 

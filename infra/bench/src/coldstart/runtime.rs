@@ -10,7 +10,7 @@ use std::{
     time::{Instant, SystemTime, UNIX_EPOCH},
 };
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use axum::{
     body::Bytes,
     extract::{Path, State},
@@ -57,13 +57,7 @@ impl RuntimeApi {
             .route("/2018-06-01/runtime/invocation/{id}/error", post(error))
             .route("/2018-06-01/runtime/init/error", post(init_error))
             .with_state(armed.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-        let addr = listener.local_addr().context("stub address")?;
-        tokio::spawn(async move {
-            if let Err(error) = axum::serve(listener, app).await {
-                eprintln!("runtime API stub stopped: {error}");
-            }
-        });
+        let addr = super::serve_locally(app, "runtime API stub").await?;
         Ok(Self { addr, armed })
     }
 
