@@ -44,7 +44,7 @@ contract!(
     a_put_without_string_keys_is_invalid,
     a_conditional_put_on_an_existing_key_fails,
     equals_compares_strings_and_numbers_by_value,
-    has_lacks_and_less_than_look_at_the_current_item,
+    has_lacks_and_comparisons_look_at_the_current_item,
     an_update_sets_removes_and_adds_and_returns_the_new_item,
     an_update_of_a_missing_item_creates_it_from_its_key,
     an_update_cannot_change_the_key_or_add_to_a_non_number,
@@ -232,7 +232,7 @@ async fn equals_compares_strings_and_numbers_by_value(table: Arc<dyn Table>) {
     assert_eq!(table.get(&k).await.unwrap(), Some(replaced));
 }
 
-async fn has_lacks_and_less_than_look_at_the_current_item(table: Arc<dyn Table>) {
+async fn has_lacks_and_comparisons_look_at_the_current_item(table: Arc<dyn Table>) {
     let (k, absent) = (key("P", "1"), key("P", "absent"));
     table.put(item("P", "1", &[("count", n(5)), ("name", s("x"))]), None).await.unwrap();
     assert!(holds(&table, &k, Condition::Exists).await);
@@ -248,6 +248,11 @@ async fn has_lacks_and_less_than_look_at_the_current_item(table: Arc<dyn Table>)
     assert!(!holds(&table, &k, Condition::LessThan("name".into(), 100)).await, "not a number");
     assert!(!holds(&table, &k, Condition::LessThan("other".into(), 100)).await, "missing");
     assert!(!holds(&table, &absent, Condition::LessThan("count".into(), 100)).await);
+    assert!(holds(&table, &k, Condition::GreaterThan("count".into(), 4)).await);
+    assert!(!holds(&table, &k, Condition::GreaterThan("count".into(), 5)).await);
+    assert!(!holds(&table, &k, Condition::GreaterThan("name".into(), -100)).await, "not a number");
+    assert!(!holds(&table, &k, Condition::GreaterThan("other".into(), -100)).await, "missing");
+    assert!(!holds(&table, &absent, Condition::GreaterThan("count".into(), -100)).await);
     let both = vec![Condition::Exists, Condition::equals("name", s("x"))];
     assert!(holds(&table, &k, Condition::All(both.clone())).await);
     let one_false = [both, vec![Condition::LessThan("count".into(), 1)]].concat();
@@ -733,6 +738,8 @@ async fn decimal_numbers_compare_and_add_by_value(table: Arc<dyn Table>) {
     assert_eq!(attr(&updated, "x"), Some(&AttributeValue::N("2.5".into())));
     assert!(holds(&table, &k, Condition::LessThan("x".into(), 3)).await);
     assert!(!holds(&table, &k, Condition::LessThan("x".into(), 2)).await);
+    assert!(holds(&table, &k, Condition::GreaterThan("x".into(), 2)).await);
+    assert!(!holds(&table, &k, Condition::GreaterThan("x".into(), 3)).await);
     assert!(holds(&table, &k, Condition::equals("x", AttributeValue::N("2.50".into()))).await);
 }
 

@@ -1,7 +1,8 @@
 //! Storage of file records and of the stored-object markers that instant uploads share. Every
 //! change of a marker's `refs` happens in one transaction with the record change that causes
-//! it, guarded by the marker's `fileKey` (and, when a record leaves, by the `refs` value read),
-//! so a stored object is removed only when no live record points at it.
+//! it, guarded by the marker's `fileKey` (and, when a record leaves, by `refs` being above 1
+//! for a decrement or at most 1 for the marker's removal), so a stored object is removed only
+//! when no live record points at it.
 
 use crate::{
     ids::{next_id, IdKind},
@@ -172,8 +173,11 @@ impl Release {
 }
 
 /// Marks a record deleted (leaving the owner index) and releases its place in the marker:
-/// the last record takes the marker away, others decrement `refs`, conditional on the value
-/// read so that a concurrent instant upload and delete never both act on a stale count.
+/// the last record takes the marker away, others decrement `refs`. The decrement holds while
+/// another record is still counted (`refs` above 1) and the removal only while none is (`refs`
+/// at most 1), whatever value was read: concurrent deletes of records sharing one object do
+/// not invalidate each other's reads, and a removal that an instant upload overtook fails (the
+/// caller reads again and decrements instead).
 pub async fn mark_deleted(
     table: &dyn Table,
     record: &FileRecord,
@@ -191,14 +195,14 @@ pub async fn mark_deleted(
     }];
     if let Release::Counted(object) = release {
         let key = object_key(&object.md5, object.file_size);
-        let read = Condition::All(vec![
-            Condition::equals("fileKey", s(&object.file_key)),
-            Condition::equals("refs", n(object.refs)),
-        ]);
+        let ours = Condition::equals("fileKey", s(&object.file_key));
         writes.push(if release.removes_object() {
-            Write::Delete { key, condition: Some(read) }
+            let last = Condition::LessThan("refs".into(), 2);
+            Write::Delete { key, condition: Some(Condition::All(vec![ours, last])) }
         } else {
-            Write::Update { key, update: Update::new().add("refs", -1), condition: Some(read) }
+            let others = Condition::GreaterThan("refs".into(), 1);
+            let update = Update::new().add("refs", -1);
+            Write::Update { key, update, condition: Some(Condition::All(vec![ours, others])) }
         });
     }
     table.transact(writes).await.map_err(changed_on_cancel)

@@ -26,4 +26,5 @@ on_both_adapter_sets!(
     sharing::concurrent_presigned_calls_after_completion_share_one_object,
     sharing::the_stored_object_goes_only_with_the_last_live_record,
     sharing::concurrent_instant_uploads_and_deletes_keep_exact_references,
+    sharing::many_concurrent_deletes_of_one_shared_object_all_succeed,
 );

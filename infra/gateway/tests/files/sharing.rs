@@ -229,3 +229,30 @@ pub async fn concurrent_instant_uploads_and_deletes_keep_exact_references(api: A
     let after = assert_ok(&presign(&api, &owner, "again.png", &bytes, true).await).clone();
     assert_eq!(after["instant"], json!(false), "nothing stored to share any more");
 }
+
+pub async fn many_concurrent_deletes_of_one_shared_object_all_succeed(api: Api) {
+    let (_, owner) = api.user("owner").await;
+    let bytes = payload("crowded");
+    let original = upload(&api, &owner, "crowded.png", &bytes, true).await;
+    let key = original["fileKey"].as_str().unwrap().to_string();
+    let mut tokens = vec![];
+    for n in 0..4 {
+        tokens.push(api.user(&format!("crowd{n}")).await.1);
+    }
+    let copies = presign_all(&api, &tokens, &bytes, 32).await;
+    let (kept, copies) = copies.split_first().unwrap();
+    let doomed = [vec![original], copies.to_vec()].concat();
+    assert_eq!((doomed.len(), refs(&api, &bytes).await), (32, Some(33)));
+
+    // 32 deletes of records counted in one marker (one record stays), with 8 instant uploads
+    // counted meanwhile: decrements of one count do not invalidate each other, so none runs out
+    // of attempts.
+    let admin = [api.admin_token().await];
+    let (late, ()) =
+        tokio::join!(presign_all(&api, &tokens, &bytes, 8), delete_all(&api, &admin, &doomed));
+    assert!(late.iter().all(|data| data["instant"] == json!(true)), "{late:?}");
+    let live = [late, vec![kept.clone()]].concat();
+    assert_eq!(refs(&api, &bytes).await, Some(live.len() as i64), "1 kept + 8 late records");
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_served(&api, &admin[0], &live, &key, &bytes).await;
+}

@@ -104,6 +104,11 @@ impl Expr {
                 let value = self.value(Av::N(bound.to_string()));
                 format!("{alive} AND {name} < {value}")
             }
+            Condition::GreaterThan(attribute, bound) => {
+                let (alive, name) = (self.alive(), self.name(attribute));
+                let value = self.value(Av::N(bound.to_string()));
+                format!("{alive} AND {name} > {value}")
+            }
             Condition::All(conditions) => {
                 let parts: Vec<String> = conditions
                     .iter()

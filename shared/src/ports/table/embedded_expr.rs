@@ -71,10 +71,21 @@ pub(super) fn holds(condition: Option<&Condition>, item: Option<&Item>) -> bool 
         }
         (Condition::HasAttribute(name), Some(item)) => item.contains_key(name),
         (Condition::LacksAttribute(name), Some(item)) => !item.contains_key(name),
-        (Condition::LessThan(name, bound), Some(item)) => match item.get(name) {
-            Some(AttributeValue::N(n)) => compare(n, &bound.to_string()) == Some(Ordering::Less),
-            _ => false,
-        },
+        (Condition::LessThan(name, bound), Some(item)) => {
+            numeric(item, name, *bound, Ordering::Less)
+        }
+        (Condition::GreaterThan(name, bound), Some(item)) => {
+            numeric(item, name, *bound, Ordering::Greater)
+        }
+    }
+}
+
+/// Whether the attribute is a number that compares to `bound` as `wanted` (false when it is
+/// missing or not a number, as in DynamoDB).
+fn numeric(item: &Item, name: &str, bound: i64, wanted: Ordering) -> bool {
+    match item.get(name) {
+        Some(AttributeValue::N(n)) => compare(n, &bound.to_string()) == Some(wanted),
+        _ => false,
     }
 }
 

@@ -112,6 +112,8 @@ pub enum Condition {
     LacksAttribute(String),
     /// The item exists and the numeric attribute is below the value.
     LessThan(String, i64),
+    /// The item exists and the numeric attribute is above the value.
+    GreaterThan(String, i64),
     /// Every condition holds.
     All(Vec<Condition>),
 }
