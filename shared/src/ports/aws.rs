@@ -16,7 +16,15 @@ use aws_smithy_http_client::{
     tls::{self, rustls_provider::CryptoMode, TlsContext},
     Builder,
 };
-use aws_smithy_runtime_api::client::{behavior_version::BehaviorVersion, http::SharedHttpClient};
+use aws_smithy_runtime_api::{
+    client::{
+        behavior_version::BehaviorVersion,
+        connector_metadata::ConnectorMetadata,
+        http::{HttpClient, HttpConnectorSettings, SharedHttpClient, SharedHttpConnector},
+        runtime_components::RuntimeComponents,
+    },
+    shared::IntoShared,
+};
 use aws_types::{
     region::Region,
     service_config::{LoadServiceConfig, ServiceConfigKey},
@@ -79,7 +87,32 @@ pub fn https_client(trust: TrustStore) -> Result<Option<SharedHttpClient>, HttpC
         .tls_provider(tls::Provider::Rustls(CryptoMode::AwsLc))
         .tls_context(context)
         .build_https();
-    Ok(Some(client))
+    Ok(Some(ConnectorOnFirstUse(client).into_shared()))
+}
+
+/// An HTTP client whose connectors are built only when a request needs one.
+///
+/// The SDK's hyper client builds a whole connector (a TLS configuration, its roots parsed)
+/// and drops it whenever an SDK client is built (`validate_base_client_config`), so that the
+/// system's roots are read then rather than at the first request. With the roots compiled in
+/// there is nothing to read early: that build only repeated, for every SDK client at every
+/// cold start, the one the first request makes (and keeps) anyway. The hyper client has no
+/// other validation to keep.
+#[derive(Debug)]
+struct ConnectorOnFirstUse(SharedHttpClient);
+
+impl HttpClient for ConnectorOnFirstUse {
+    fn http_connector(
+        &self,
+        settings: &HttpConnectorSettings,
+        components: &RuntimeComponents,
+    ) -> SharedHttpConnector {
+        self.0.http_connector(settings, components)
+    }
+
+    fn connector_metadata(&self) -> Option<ConnectorMetadata> {
+        self.0.connector_metadata()
+    }
 }
 
 /// An SDK client built when it is first used. Building one forces its service's endpoint
@@ -280,6 +313,47 @@ mod tests {
     fn only_the_aws_trust_store_replaces_the_sdk_default_client() {
         assert!(https_client(TrustStore::System).unwrap().is_none());
         assert!(https_client(TrustStore::Aws).unwrap().is_some());
+    }
+
+    /// An HTTP client that counts the SDK's eager validations; no request is ever made.
+    #[derive(Debug, Default)]
+    struct Counting(Arc<AtomicUsize>);
+
+    impl HttpClient for Counting {
+        fn http_connector(
+            &self,
+            _: &HttpConnectorSettings,
+            _: &RuntimeComponents,
+        ) -> SharedHttpConnector {
+            unreachable!("no request is made")
+        }
+
+        fn validate_base_client_config(
+            &self,
+            _: &aws_smithy_runtime_api::client::runtime_components::RuntimeComponentsBuilder,
+            _: &aws_smithy_types::config_bag::ConfigBag,
+        ) -> Result<(), aws_smithy_runtime_api::box_error::BoxError> {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            Ok(())
+        }
+    }
+
+    #[cfg(feature = "dynamodb")]
+    #[test]
+    fn building_an_sdk_client_builds_no_connector_until_a_request_needs_one() {
+        let build = |client: SharedHttpClient| {
+            let config = example_config("eu-west-1").into_builder().http_client(client).build();
+            aws_sdk_dynamodb::Client::new(&config)
+        };
+        let eager = Counting::default();
+        let validations = Arc::clone(&eager.0);
+        build(eager.into_shared());
+        assert_eq!(validations.load(Ordering::SeqCst), 1, "the SDK validates at construction");
+
+        let wrapped = Counting::default();
+        let validations = Arc::clone(&wrapped.0);
+        build(ConnectorOnFirstUse(wrapped.into_shared()).into_shared());
+        assert_eq!(validations.load(Ordering::SeqCst), 0);
     }
 
     #[test]
