@@ -115,6 +115,7 @@ fn emf_metrics() -> BTreeSet<String> {
     let lines = [
         emf::request_line("auth", "GET", "/x", 500, Duration::from_millis(3), true),
         emf::worker_line("worker", 1, 1, true),
+        emf::sweep_line("outbox-sweep", 1, true),
     ];
     let mut names = BTreeSet::new();
     for line in lines {
@@ -144,7 +145,16 @@ fn the_dashboard_charts_only_metrics_the_functions_emit() {
         }
     }
     let emitted = emf_metrics();
-    for name in ["requests", "errors", "latency", "coldStart", "eventsProcessed", "eventsFailed"] {
+    let expected = [
+        "requests",
+        "errors",
+        "latency",
+        "coldStart",
+        "eventsProcessed",
+        "eventsFailed",
+        "eventsResent",
+    ];
+    for name in expected {
         assert!(charted.contains(name), "the dashboard charts {name}: {charted:?}");
     }
     let unknown: Vec<_> = charted.difference(&emitted).collect();

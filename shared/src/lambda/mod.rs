@@ -104,6 +104,11 @@ pub async fn outbox_sweep_invocation(
 ) -> Result<serde_json::Value, LambdaError> {
     ctx.telemetry.refresh_levels_if_due(ctx.table.as_ref()).await;
     let delivered = crate::articles::events::sweep(ctx, std::time::Duration::from_secs(60)).await;
+    if let Ok(count) = &delivered {
+        let cold_start = ctx.telemetry.cold_start();
+        let function = ctx.telemetry.function();
+        println!("{}", crate::telemetry::emf::sweep_line(function, *count as u64, cold_start));
+    }
     ctx.telemetry.export_if_due(ctx.table.as_ref()).await;
     Ok(serde_json::json!({ "delivered": delivered? }))
 }

@@ -68,6 +68,16 @@ pub fn worker_line(function: &str, processed: u64, failed: u64, cold_start: bool
     line(function, &metrics, Map::new())
 }
 
+/// The line of one outbox sweep: events sent again because their send after the publish
+/// had failed (any above zero means the queue was unreachable at some publish).
+pub fn sweep_line(function: &str, resent: u64, cold_start: bool) -> String {
+    let mut metrics = vec![("eventsResent", "Count", resent as f64)];
+    if cold_start {
+        metrics.push(("coldStart", "Count", 1.0));
+    }
+    line(function, &metrics, Map::new())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,5 +118,22 @@ mod tests {
         assert_eq!(document["eventsProcessed"], 3.0);
         assert_eq!(document["eventsFailed"], 1.0);
         assert!(document.get("coldStart").is_none());
+    }
+
+    #[test]
+    fn a_sweep_line_counts_the_events_sent_again() {
+        let document: Value = serde_json::from_str(&sweep_line("outbox-sweep", 2, true)).unwrap();
+        let directive = &document["_aws"]["CloudWatchMetrics"][0];
+        let names: Vec<&str> = directive["Metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["Name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["eventsResent", "coldStart"]);
+        assert_eq!(
+            (document["function"].as_str(), document["eventsResent"].as_f64()),
+            (Some("outbox-sweep"), Some(2.0))
+        );
     }
 }
