@@ -139,8 +139,11 @@ pub async fn function_context(config: Config, needs: Needs) -> anyhow::Result<Ap
         }
         jwt_secret(&config).await?
     } else {
-        use rand::Rng;
-        rand::rng().random::<[u8; 32]>().to_vec()
+        // Straight from the OS: seeding a thread-local generator for 32 bytes once costs more.
+        use rand::TryRngCore;
+        let mut key = vec![0; 32];
+        rand::rngs::OsRng.try_fill_bytes(&mut key).context("reading random bytes")?;
+        key
     };
     let queue = if needs.events { Some(event_queue(&config).await?) } else { None };
     let embedder = if needs.embedder { Some(embedder(&config).await?) } else { None };

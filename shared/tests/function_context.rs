@@ -1,0 +1,32 @@
+//! A Lambda function's context holds what its needs name, and no more.
+
+use blog_shared::{
+    config::Config,
+    setup::{function_context, Needs},
+};
+
+const SECRET: &str = "a-configured-secret-of-at-least-32-bytes";
+
+fn config(dir: &tempfile::TempDir) -> Config {
+    let data_dir = dir.path().display().to_string();
+    Config::from_lookup(|name| match name {
+        "BLOG_DATA_DIR" => Some(data_dir.clone()),
+        "BLOG_JWT_SECRET" => Some(SECRET.into()),
+        _ => None,
+    })
+    .unwrap()
+}
+
+#[tokio::test]
+async fn a_function_without_tokens_verifies_none_signed_with_the_configured_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    let signing = function_context(config(&dir), Needs::TOKENS).await.unwrap();
+    let token = signing.tokens.issue(1, "ada", &["ROLE_USER".into()]).unwrap();
+    assert!(signing.tokens.verify(&token).is_some());
+
+    let public = function_context(config(&dir), Needs::PUBLIC).await.unwrap();
+    let other = function_context(config(&dir), Needs::WORKER).await.unwrap();
+    assert!(public.tokens.verify(&token).is_none(), "its key is not the configured secret");
+    let own = public.tokens.issue(1, "ada", &["ROLE_USER".into()]).unwrap();
+    assert!(other.tokens.verify(&own).is_none(), "each start draws a key of its own");
+}
