@@ -82,6 +82,17 @@ pub fn sweep_line(function: &str, resent: u64, cold_start: bool) -> String {
 mod tests {
     use super::*;
 
+    /// The names of the metrics a line's directive declares, in order.
+    fn declared(document: &Value) -> Vec<&str> {
+        let directive = &document["_aws"]["CloudWatchMetrics"][0];
+        directive["Metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["Name"].as_str().unwrap())
+            .collect()
+    }
+
     #[test]
     fn a_request_line_declares_every_metric_it_carries() {
         let line = request_line(
@@ -96,12 +107,7 @@ mod tests {
         let directive = &document["_aws"]["CloudWatchMetrics"][0];
         assert_eq!(directive["Namespace"], "Blog");
         assert_eq!(directive["Dimensions"], json!([["function"]]));
-        let names: Vec<&str> = directive["Metrics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| m["Name"].as_str().unwrap())
-            .collect();
+        let names = declared(&document);
         assert_eq!(names, ["requests", "errors", "latency", "coldStart"]);
         for name in names {
             assert!(document[name].is_number(), "{name} has a value");
@@ -123,14 +129,7 @@ mod tests {
     #[test]
     fn a_sweep_line_counts_the_events_sent_again() {
         let document: Value = serde_json::from_str(&sweep_line("outbox-sweep", 2, true)).unwrap();
-        let directive = &document["_aws"]["CloudWatchMetrics"][0];
-        let names: Vec<&str> = directive["Metrics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| m["Name"].as_str().unwrap())
-            .collect();
-        assert_eq!(names, ["eventsResent", "coldStart"]);
+        assert_eq!(declared(&document), ["eventsResent", "coldStart"]);
         assert_eq!(
             (document["function"].as_str(), document["eventsResent"].as_f64()),
             (Some("outbox-sweep"), Some(2.0))

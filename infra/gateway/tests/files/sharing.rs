@@ -166,15 +166,31 @@ async fn assert_served(api: &Api, token: &str, records: &[Value], key: &str, byt
     }
 }
 
-pub async fn concurrent_instant_uploads_and_deletes_keep_exact_references(api: Api) {
+/// A stored object that instant uploads can share: its bytes, its key, the owner's token and
+/// record, and the tokens of four other users to upload it again.
+struct SharedObject {
+    bytes: Vec<u8>,
+    key: String,
+    owner: String,
+    original: Value,
+    tokens: Vec<String>,
+}
+
+async fn shared_object(api: &Api, name: &str) -> SharedObject {
     let (_, owner) = api.user("owner").await;
-    let bytes = payload("contended");
-    let original = upload(&api, &owner, "contended.png", &bytes, true).await;
+    let bytes = payload(name);
+    let original = upload(api, &owner, &format!("{name}.png"), &bytes, true).await;
     let key = original["fileKey"].as_str().unwrap().to_string();
     let mut tokens = vec![];
     for n in 0..4 {
-        tokens.push(api.user(&format!("racer{n}")).await.1);
+        tokens.push(api.user(&format!("{name}{n}")).await.1);
     }
+    SharedObject { bytes, key, owner, original, tokens }
+}
+
+pub async fn concurrent_instant_uploads_and_deletes_keep_exact_references(api: Api) {
+    let SharedObject { bytes, key, owner, original, tokens } =
+        shared_object(&api, "contended").await;
     let admin = [api.admin_token().await];
 
     // Instant uploads race with deletes of other records of the object: never the last one.
@@ -231,14 +247,7 @@ pub async fn concurrent_instant_uploads_and_deletes_keep_exact_references(api: A
 }
 
 pub async fn many_concurrent_deletes_of_one_shared_object_all_succeed(api: Api) {
-    let (_, owner) = api.user("owner").await;
-    let bytes = payload("crowded");
-    let original = upload(&api, &owner, "crowded.png", &bytes, true).await;
-    let key = original["fileKey"].as_str().unwrap().to_string();
-    let mut tokens = vec![];
-    for n in 0..4 {
-        tokens.push(api.user(&format!("crowd{n}")).await.1);
-    }
+    let SharedObject { bytes, key, original, tokens, .. } = shared_object(&api, "crowded").await;
     let copies = presign_all(&api, &tokens, &bytes, 32).await;
     let (kept, copies) = copies.split_first().unwrap();
     let doomed = [vec![original], copies.to_vec()].concat();
