@@ -50,13 +50,14 @@ pub async fn handle(ctx: &AppContext, body: &str) -> anyhow::Result<Outcome> {
     }
     let embedder = ctx.embedder.as_ref().context("no embedder configured")?;
     let existing = related::vector(table, id).await?;
+    let revision = existing.as_ref().map_or(0, |record| record.revision);
     let embedding = match existing {
         Some(record) if record.version >= head.version && record.model == embedder.model_id() => {
             record.embedding()
         }
         _ => embedder.embed(&embedding_text(&head.title, &head.summary, &body.content)).await?,
     };
-    related::relate(table, id, head.version, embedder.model_id(), &embedding).await?;
+    related::relate(table, id, head.version, embedder.model_id(), &embedding, revision).await?;
     related::note_recent(table, &head).await?;
     initialise_statistics(ctx, id).await?;
     notify::notify(ctx, &event, &head).await?;

@@ -141,13 +141,15 @@ fn insert_neighbour(list: &mut Vec<Neighbour>, neighbour: Neighbour) -> bool {
 }
 
 /// Stores an article's embedding with its nearest neighbours, and inserts it into the
-/// neighbour lists of the other articles it is now among the nearest of.
+/// neighbour lists of the other articles it is now among the nearest of. `revision` is that of
+/// the article's vector item as last read (0: none); it is read again only if it moved since.
 pub async fn relate(
     table: &dyn Table,
     id: u64,
     version: i64,
     model: &str,
     embedding: &[f32],
+    revision: i64,
 ) -> Result<(), TableError> {
     let others: Vec<VectorRecord> = query_all(table, Query::partition(Index::Gsi2, "VECTORS"))
         .await?
@@ -163,8 +165,8 @@ pub async fn relate(
     for (other, distance) in &distances {
         insert_neighbour(&mut own, Neighbour { id: *other, distance: *distance });
     }
+    let mut previous = revision;
     for _ in 0..ATTEMPTS {
-        let previous = vector(table, id).await?.map_or(0, |r| r.revision);
         let record = VectorRecord {
             article_id: id,
             version,
@@ -176,10 +178,12 @@ pub async fn relate(
         if put_vector(table, &record, previous).await? {
             break;
         }
+        previous = vector(table, id).await?.map_or(0, |r| r.revision);
     }
-    for (other, distance) in distances {
+    // The query's copy decides first: only an article whose list changes costs calls (a put,
+    // and a fresh read only when another writer got there first), not one read per article.
+    for (mut record, (other, distance)) in others.into_iter().zip(distances) {
         for _ in 0..ATTEMPTS {
-            let Some(mut record) = vector(table, other).await? else { break };
             if !insert_neighbour(&mut record.neighbours, Neighbour { id, distance }) {
                 break;
             }
@@ -188,6 +192,8 @@ pub async fn relate(
             if put_vector(table, &record, previous).await? {
                 break;
             }
+            let Some(fresh) = vector(table, other).await? else { break };
+            record = fresh;
         }
     }
     Ok(())

@@ -215,10 +215,10 @@ impl Api {
 
     /// Table calls made while `request` runs (the principal cache is warmed first by the
     /// caller when the request is authenticated).
-    pub async fn calls_of<F: std::future::Future<Output = Reply>>(
+    pub async fn calls_of<T, F: std::future::Future<Output = T>>(
         &self,
         request: F,
-    ) -> (Reply, CallCounts) {
+    ) -> (T, CallCounts) {
         self.metered.reset();
         let reply = request.await;
         (reply, self.metered.counts())

@@ -166,6 +166,24 @@ pub async fn a_duplicated_event_changes_nothing_twice(api: Api) {
     assert_eq!(followup::handle(&api.ctx, &body).await.unwrap(), followup::Outcome::Skipped);
 }
 
+pub async fn a_follow_up_reads_no_more_as_more_articles_are_related(api: Api) {
+    let admin = api.admin_token().await;
+    let contents = RUST.iter().chain(&COOKING).chain(&RUST);
+    let mut reads = vec![];
+    for (n, content) in contents.enumerate() {
+        let title = format!("Article {n}");
+        published(&api, &admin, json!({"title": title, "content": content})).await;
+        let body = api.next_event().await.expect("event").to_string();
+        let (outcome, calls) = api.calls_of(followup::handle(&api.ctx, &body)).await;
+        assert_eq!(outcome.unwrap(), followup::Outcome::Done);
+        reads.push((calls.get, calls.get_many, calls.query));
+    }
+    // Every other article's embedding comes with the one query of them all: relating the 8th
+    // article reads what relating the 1st did, whatever the lists it changes. Two GetItem (its
+    // vector, the recent list) and two Query (the article, every vector).
+    assert!(reads.iter().all(|r| *r == (2, 0, 2)), "{reads:?}");
+}
+
 pub async fn a_poison_message_is_retried_then_dead_lettered(api: Api) {
     let batch = [Message { id: "m-1".into(), body: "{not json".into(), receive_count: 1 }];
     assert_eq!(
