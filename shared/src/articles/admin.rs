@@ -2,6 +2,7 @@
 //! deletion.
 
 use axum::extract::State;
+use futures::join;
 
 use crate::{
     auth::principal::AdminOnly,
@@ -14,6 +15,7 @@ use crate::{
     },
     ids::{next_id, IdKind},
     openapi::{IdParam, Null, FORBIDDEN, INTERNAL, UNAUTHORIZED},
+    ports::table::Table,
     taxonomy::{categories, tags},
 };
 
@@ -46,23 +48,28 @@ fn store_error(error: StoreError) -> ArticleError {
     }
 }
 
-/// The category name and tag references of a body (one GetItem, one BatchGetItem).
+/// The category name and tag references of a body: one GetItem and one BatchGetItem, made
+/// together. A missing category is reported before a missing tag.
 async fn taxonomy_of(
     ctx: &AppContext,
     input: &Validated,
 ) -> Result<(Option<String>, Vec<TagRef>), ArticleError> {
     let table = ctx.table.as_ref();
-    let category_name = match input.category_id {
-        None => None,
-        Some(id) => Some(
-            categories::repo::find(table, id)
-                .await?
-                .ok_or_else(|| {
-                    ArticleError::Param(format!("categoryId: category {id} does not exist"))
-                })?
-                .name,
-        ),
+    let (category, tags) = join!(category_name(table, input.category_id), tag_refs(table, input));
+    Ok((category?, tags?))
+}
+
+async fn category_name(table: &dyn Table, id: Option<u64>) -> Result<Option<String>, ArticleError> {
+    let Some(id) = id else {
+        return Ok(None);
     };
+    let category = categories::repo::find(table, id).await?;
+    let category = category
+        .ok_or_else(|| ArticleError::Param(format!("categoryId: category {id} does not exist")))?;
+    Ok(Some(category.name))
+}
+
+async fn tag_refs(table: &dyn Table, input: &Validated) -> Result<Vec<TagRef>, ArticleError> {
     let keys: Vec<_> = input.tag_ids.iter().map(|id| tags::repo::tag_key(*id)).collect();
     let found: Vec<tags::model::TagRecord> = if keys.is_empty() {
         Vec::new()
@@ -87,7 +94,7 @@ async fn taxonomy_of(
             color: tag.color.clone(),
         });
     }
-    Ok((category_name, refs))
+    Ok(refs)
 }
 
 /// Runs the content pipeline: render (sanitised), table of contents, summary.
@@ -204,11 +211,14 @@ pub async fn update(
     JsonBody(input, ..): JsonBody<ArticleInput, ArticleError>,
 ) -> Result<ArticleOk<bool>, ArticleError> {
     let input = input.validate()?;
-    let (before, _) = existing(&ctx, id).await?;
+    // The article and the taxonomy it names are read together; a missing article answers
+    // before a stale version, and both before a missing category or tag.
+    let (current, taxonomy) = join!(existing(&ctx, id), taxonomy_of(&ctx, &input));
+    let (before, _) = current?;
     if input.version.is_some_and(|v| v != before.version) {
         return Err(ArticleError::VersionConflict);
     }
-    let taxonomy = taxonomy_of(&ctx, &input).await?;
+    let taxonomy = taxonomy?;
     let mut after = before.clone();
     let body = apply(&mut after, input, taxonomy);
     after.version += 1;

@@ -2,8 +2,11 @@
 //! (one listing Query plus one more call: the statistics item with the exact total for the
 //! whole list, a BatchGetItem of the heads for a category or tag, whose own item heads its
 //! listing with the total), keyword search through the token index, and the administration list.
+//! Reads that do not depend on each other are made together, so they cost one round trip.
 
 use std::collections::{HashMap, HashSet};
+
+use futures::{future::try_join_all, try_join};
 
 use crate::{
     ports::table::{Index, Item, Key, Query, SortKey, Table, TableError},
@@ -102,10 +105,13 @@ pub async fn public_page(
     let listing = |partition: String| Query::partition(Index::Gsi1, partition).descending();
     match (keyword, filter.category_id, filter.tag_id) {
         (None, None, None) => {
-            let items = first_n(table, listing(keys::PUBLISHED.into()), wanted).await?;
+            let stats = keys::stats();
+            let (items, stats) = try_join!(
+                first_n(table, listing(keys::PUBLISHED.into()), wanted),
+                table.get(&stats)
+            )?;
             let heads =
                 items.into_iter().skip(offset).map(records::from_item).collect::<Result<_, _>>()?;
-            let stats = table.get(&keys::stats()).await?;
             let total = stats.and_then(|s| number(&s, Status::Published.counter())).unwrap_or(0);
             Ok(Found { heads, total: total.max(0) as u64 })
         }
@@ -186,8 +192,7 @@ async fn filtered_page(
         },
     }
     let mut matches: Option<Vec<Item>> = None;
-    for source in sources {
-        let items = query_all(table, source).await?;
+    for items in try_join_all(sources.into_iter().map(|source| query_all(table, source))).await? {
         matches = Some(match matches {
             None => items,
             Some(previous) => {
@@ -239,16 +244,19 @@ pub async fn admin_page(
     let offset = ((page - 1) * size) as usize;
     let wanted = offset + size as usize;
     let statuses: Vec<Status> = status.map_or(Status::ALL.to_vec(), |s| vec![s]);
-    let mut heads: Vec<ArticleHead> = Vec::new();
-    for status in &statuses {
-        let query = Query::partition(Index::Gsi2, keys::admin(status.code())).descending();
-        for item in first_n(table, query, wanted).await? {
-            heads.push(records::from_item(item)?);
-        }
-    }
+    let listings = statuses.iter().map(|status| {
+        first_n(
+            table,
+            Query::partition(Index::Gsi2, keys::admin(status.code())).descending(),
+            wanted,
+        )
+    });
+    let stats = keys::stats();
+    let (listings, stats) = try_join!(try_join_all(listings), table.get(&stats))?;
+    let mut heads: Vec<ArticleHead> =
+        listings.into_iter().flatten().map(records::from_item).collect::<Result<_, _>>()?;
     heads.sort_by_key(|h| std::cmp::Reverse(h.id));
     let heads = heads.into_iter().skip(offset).take(size as usize).collect();
-    let stats = table.get(&keys::stats()).await?;
     let total = statuses
         .iter()
         .map(|s| {

@@ -4,6 +4,7 @@
 use std::{sync::Arc, time::Duration};
 
 use axum::extract::State;
+use futures::try_join;
 use serde::Deserialize;
 
 use crate::{
@@ -14,12 +15,15 @@ use crate::{
         files::{FileEnvelope as Envelope, FileError, FileErrorEnvelope as Error, FileOk},
     },
     openapi::{IdParam, Null},
-    ports::blobs::{Blobs, UploadSpec},
+    ports::{
+        blobs::{Blobs, UploadSpec},
+        table::{Table, TableError},
+    },
 };
 
 use super::{
     input::{self, NewUpload, PresignInput},
-    model::{FileRecord, FileView, PresignedView, COMPLETED, PENDING},
+    model::{FileRecord, FileView, ObjectRecord, PresignedView, COMPLETED, PENDING},
     repo::{self, Release, WriteError},
 };
 
@@ -121,8 +125,14 @@ pub async fn presigned(
 ) -> Result<FileOk<PresignedView>, FileError> {
     let upload = input::validate(body)?;
     let blobs = blobs(&ctx)?;
-    if let Some(view) = instant(&ctx, &caller, &upload, blobs.as_ref()).await? {
-        return Ok(FileOk(view));
+    let table = ctx.table.as_ref();
+    // Both outcomes need a new id: it is drawn while the object of the same content is looked
+    // up, so the two calls cost one round trip.
+    let (id, object) = try_join!(repo::new_id(table), stored_object(table, &upload))?;
+    if let Some(object) = object {
+        if let Some(view) = instant(&ctx, &caller, &upload, blobs.as_ref(), id, object).await? {
+            return Ok(FileOk(view));
+        }
     }
     let file_key = input::new_key(&upload.extension, chrono::Utc::now());
     let spec = UploadSpec {
@@ -133,9 +143,8 @@ pub async fn presigned(
         expires: ctx.config.upload_url_ttl,
     };
     let signed = blobs.presign_put(&spec).await.map_err(FileError::PresignFailed)?;
-    let id = repo::new_id(ctx.table.as_ref()).await?;
     let record = new_record(id, &caller, &upload, file_key.clone(), PENDING, blobs.as_ref());
-    repo::create(ctx.table.as_ref(), &record).await?;
+    repo::create(table, &record).await?;
     Ok(FileOk(PresignedView {
         upload_url: Some(signed.url),
         upload_headers: Some(signed.headers.into_iter().collect()),
@@ -145,23 +154,36 @@ pub async fn presigned(
     }))
 }
 
-/// A new COMPLETED record for `caller` pointing at the stored object of the same content,
-/// when there is one. Nothing of the other records sharing the object is revealed.
+/// The marker of the stored object with the upload's content, when it declares an MD5.
+async fn stored_object(
+    table: &dyn Table,
+    upload: &NewUpload,
+) -> Result<Option<ObjectRecord>, TableError> {
+    match &upload.md5 {
+        Some(md5) => repo::find_object(table, md5, upload.file_size).await,
+        None => Ok(None),
+    }
+}
+
+/// A new COMPLETED record `id` for `caller` pointing at `object`, the stored object of the
+/// same content, re-read after each lost race; `None` once it is gone. Nothing of the other
+/// records sharing the object is revealed.
 async fn instant(
     ctx: &AppContext,
     caller: &Principal,
     upload: &NewUpload,
     blobs: &dyn Blobs,
+    id: u64,
+    mut object: ObjectRecord,
 ) -> Result<Option<PresignedView>, FileError> {
-    let Some(md5) = &upload.md5 else {
-        return Ok(None);
-    };
     let table = ctx.table.as_ref();
     for attempt in 0..ATTEMPTS {
-        let Some(object) = repo::find_object(table, md5, upload.file_size).await? else {
-            return Ok(None);
-        };
-        let id = repo::new_id(table).await?;
+        if attempt > 0 {
+            match stored_object(table, upload).await? {
+                Some(current) => object = current,
+                None => return Ok(None),
+            }
+        }
         let record = new_record(id, caller, upload, object.file_key.clone(), COMPLETED, blobs);
         match repo::create_instant(table, &record, &object).await {
             Ok(()) => {

@@ -6,6 +6,7 @@ mod support;
 mod cases;
 mod races;
 mod reads;
+mod writes;
 
 on_both_adapter_sets!(
     cases::an_administrator_creates_a_draft_with_rendered_content,
@@ -29,5 +30,8 @@ on_both_adapter_sets!(
     reads::reads_cost_what_the_data_model_says,
     reads::a_full_page_of_a_category_or_tag_is_still_two_calls,
     reads::the_admin_list_shows_every_state_with_a_status_filter,
+    reads::the_admin_list_reads_every_state_and_the_total_in_one_round_trip,
     reads::a_repeated_public_read_is_kept_until_the_next_write,
+    writes::create_and_update_read_the_category_and_tags_in_one_round_trip,
+    writes::an_update_answers_its_first_failed_check,
 );

@@ -226,17 +226,40 @@ pub async fn reads_cost_what_the_data_model_says(api: Api) {
     .await;
     published(&api, &admin, json!({"title": "Another cost", "content": "x", "categoryId": cat}))
         .await;
+    // (path, calls, round trips): the list's statistics item and every word's search index
+    // partition are read together.
     let cases = [
-        (format!("/api/v1/articles/{id}"), 1),
-        ("/api/v1/articles".to_string(), 2),
-        (format!("/api/v1/articles?categoryId={cat}&page=1&size=5"), 2),
-        (format!("/api/v1/articles?tagId={tag}"), 2),
-        ("/api/v1/articles?keyword=cost".to_string(), 2),
+        (format!("/api/v1/articles/{id}"), 1, 1),
+        ("/api/v1/articles".to_string(), 2, 1),
+        (format!("/api/v1/articles?categoryId={cat}&page=1&size=5"), 2, 2),
+        (format!("/api/v1/articles?tagId={tag}"), 2, 2),
+        ("/api/v1/articles?keyword=cost".to_string(), 2, 2),
+        ("/api/v1/articles?keyword=cost%20model".to_string(), 3, 2),
     ];
-    for (path, calls) in cases {
+    for (path, calls, round_trips) in cases {
         let (reply, counts) = api.calls_of(api.call("GET", &path, None, None)).await;
         assert_ok(&reply);
-        assert_eq!(counts.total(), calls, "{path}: {counts:?}");
+        assert_eq!(
+            (counts.total(), counts.round_trips),
+            (calls, round_trips),
+            "{path}: {counts:?}"
+        );
+    }
+    let (reply, _) =
+        api.calls_of(api.call("GET", "/api/v1/articles?keyword=cost%20model", None, None)).await;
+    assert_eq!(titles(assert_ok(&reply)), ["Cost model"]);
+}
+
+pub async fn the_admin_list_reads_every_state_and_the_total_in_one_round_trip(api: Api) {
+    let admin = api.admin_token().await;
+    create(&api, &admin, json!({"title": "Draft", "content": "x"})).await;
+    published(&api, &admin, json!({"title": "Live", "content": "x"})).await;
+    // (query, calls): one listing Query per state wanted, and the statistics item.
+    for (query, calls) in [("", 4), ("?status=1", 2)] {
+        let path = format!("/api/v1/admin/articles{query}");
+        let (reply, counts) = api.calls_of(api.call("GET", &path, Some(&admin), None)).await;
+        assert_ok(&reply);
+        assert_eq!((counts.total(), counts.round_trips), (calls, 1), "{path}: {counts:?}");
     }
 }
 
