@@ -7,6 +7,7 @@
 use std::collections::{BTreeMap, HashSet};
 
 use base64::{engine::general_purpose::STANDARD, Engine};
+use futures::{future, stream, try_join, StreamExt, TryStreamExt};
 use serde::{Deserialize, Serialize};
 
 use crate::{
@@ -165,36 +166,59 @@ pub async fn relate(
     for (other, distance) in &distances {
         insert_neighbour(&mut own, Neighbour { id: *other, distance: *distance });
     }
-    let mut previous = revision;
+    let record = VectorRecord {
+        article_id: id,
+        version,
+        model: model.to_string(),
+        vector: VectorRecord::encode(embedding),
+        neighbours: own,
+        revision,
+    };
+    // Its own item and the lists it enters are written together, a few at a time. The query's
+    // copy decides first: only an article whose list changes costs calls (a put, and a fresh
+    // read only when another writer got there first), not one read per article.
+    let theirs = stream::iter(others.into_iter().zip(distances))
+        .map(|(record, (_, distance))| enter_list(table, record, Neighbour { id, distance }))
+        .buffer_unordered(CONCURRENT_WRITES)
+        .try_for_each(|()| future::ready(Ok(())));
+    try_join!(store_own(table, record), theirs)?;
+    Ok(())
+}
+
+/// How many neighbour lists one follow-up writes at a time.
+const CONCURRENT_WRITES: usize = 16;
+
+/// Stores an article's own vector item; `record.revision` is that of the item as last read.
+async fn store_own(table: &dyn Table, mut record: VectorRecord) -> Result<(), TableError> {
+    let mut previous = record.revision;
     for _ in 0..ATTEMPTS {
-        let record = VectorRecord {
-            article_id: id,
-            version,
-            model: model.to_string(),
-            vector: VectorRecord::encode(embedding),
-            neighbours: own.clone(),
-            revision: previous + 1,
-        };
+        record.revision = previous + 1;
         if put_vector(table, &record, previous).await? {
             break;
         }
-        previous = vector(table, id).await?.map_or(0, |r| r.revision);
+        previous = vector(table, record.article_id).await?.map_or(0, |r| r.revision);
     }
-    // The query's copy decides first: only an article whose list changes costs calls (a put,
-    // and a fresh read only when another writer got there first), not one read per article.
-    for (mut record, (other, distance)) in others.into_iter().zip(distances) {
-        for _ in 0..ATTEMPTS {
-            if !insert_neighbour(&mut record.neighbours, Neighbour { id, distance }) {
-                break;
-            }
-            let previous = record.revision;
-            record.revision += 1;
-            if put_vector(table, &record, previous).await? {
-                break;
-            }
-            let Some(fresh) = vector(table, other).await? else { break };
-            record = fresh;
+    Ok(())
+}
+
+/// Inserts `neighbour` into the list of the article whose vector item `record` is, when it is
+/// among that article's nearest; a lost race re-reads the item and tries again.
+async fn enter_list(
+    table: &dyn Table,
+    mut record: VectorRecord,
+    neighbour: Neighbour,
+) -> Result<(), TableError> {
+    for _ in 0..ATTEMPTS {
+        if !insert_neighbour(&mut record.neighbours, neighbour.clone()) {
+            break;
         }
+        let previous = record.revision;
+        record.revision += 1;
+        if put_vector(table, &record, previous).await? {
+            break;
+        }
+        let Some(fresh) = vector(table, record.article_id).await? else { break };
+        record = fresh;
     }
     Ok(())
 }
