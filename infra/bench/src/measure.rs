@@ -26,6 +26,8 @@ pub struct Measurement {
     pub calls: CallCounts,
     /// Whether the calls differed between runs (they should not).
     pub calls_vary: bool,
+    /// Fewest and most round trips of a run (`CallCounts::round_trips`).
+    pub round_trips: (u64, u64),
     /// Median requests the adapter sent (more than the calls when it retried).
     pub requests: u64,
     /// Median items written by transactions.
@@ -54,8 +56,16 @@ pub fn summarise(endpoint: String, samples: &[Sample]) -> Measurement {
             query: calls(|c| c.query),
             transact: calls(|c| c.transact),
             transact_items: calls(|c| c.transact_items),
+            round_trips: calls(|c| c.round_trips),
         },
-        calls_vary: samples.iter().any(|s| s.calls != samples[0].calls),
+        calls_vary: samples.iter().any(|s| {
+            CallCounts { round_trips: 0, ..s.calls }
+                != CallCounts { round_trips: 0, ..samples[0].calls }
+        }),
+        round_trips: (
+            samples.iter().map(|s| s.calls.round_trips).min().unwrap_or(0),
+            samples.iter().map(|s| s.calls.round_trips).max().unwrap_or(0),
+        ),
         requests: median(samples.iter().map(|s| s.usage.calls)),
         transact_items: median(samples.iter().map(|s| s.calls.transact_items)),
         read_units: median(samples.iter().map(|s| s.usage.read_units)),

@@ -48,14 +48,18 @@ fn calls(m: &Measurement) -> String {
 /// The Markdown table of one size.
 pub fn table(measurements: &[Measurement]) -> String {
     let mut text = String::from(
-        "| endpoint | DynamoDB calls (by operation) | read units | write units | SQS SendMessage \
-         | Bedrock InvokeModel |\n|---|---|---:|---:|---:|---:|\n",
+        "| endpoint | DynamoDB calls (by operation) | round trips | read units | write units \
+         | SQS SendMessage | Bedrock InvokeModel |\n|---|---|---:|---:|---:|---:|---:|\n",
     );
     for m in measurements {
         let (read, write) = (m.read_units, m.write_units);
+        let round_trips = match m.round_trips {
+            (fewest, most) if fewest == most => fewest.to_string(),
+            (fewest, most) => format!("{fewest}-{most}"),
+        };
         let _ = writeln!(
             text,
-            "| `{}` | {} | {read:.1} | {write:.1} | {} | {} |",
+            "| `{}` | {} | {round_trips} | {read:.1} | {write:.1} | {} | {} |",
             m.endpoint,
             calls(m),
             m.sends,
@@ -137,9 +141,13 @@ pub fn section(reports: &[SizeReport], command: &str, total: Duration) -> String
          counting wrapper of the `EventQueue` port (one SendMessage per send); the worker row \
          receives each event the measured writes sent from that queue and hands it, as a \
          one-record SQS batch, to the worker's `process_batch`, with a counting wrapper of the \
-         `Embedder` port (the Bedrock adapter makes one InvokeModel per embedding). Figures are \
-         medians of the {RUNS} runs (of the 10 events for the worker row); the calls were the \
-         same in every run unless marked. The administration rows use an administrator token \
+         `Embedder` port (the Bedrock adapter makes one InvokeModel per embedding). Round trips \
+         are the longest chain of table calls each begun after the one before it had ended (calls \
+         made together overlap; the meter counts a call as waiting on every call that had ended \
+         when it began, so interleaved chains may count one more): what a request waits for at \
+         DynamoDB's latency, given as the range over the runs. Figures are medians of the {RUNS} \
+         runs (of the 10 events for the worker row); the calls were the same in every run unless \
+         marked. The administration rows use an administrator token \
          whose account status is already cached."
     );
     let caveat = "**Caveat.** DynamoDB Local's consumed-capacity figures follow DynamoDB's rules \
