@@ -194,7 +194,8 @@ pub async fn login(
     }
     let user = if login.len() <= 254 { repo::find_by_login(table, login).await? } else { None };
     let throttle_key = user.as_ref().map_or(login, |u| u.username.as_str()).to_string();
-    if let Some(retry_after_secs) = throttle::locked_for(table, &ctx.config, &throttle_key).await? {
+    let window = throttle::window(table, &ctx.config, &throttle_key).await?;
+    if let throttle::Window::Locked(retry_after_secs) = window {
         return Err(AccountError::TooManyRequests { retry_after_secs });
     }
     let hash = user.as_ref().map(|u| u.password_hash.clone());
@@ -207,7 +208,7 @@ pub async fn login(
     if !user.is_active() {
         return Err(AccountError::Unauthorized("account is disabled".into()));
     }
-    throttle::reset(table, &throttle_key).await?;
+    throttle::reset(table, &throttle_key, &window).await?;
     let token = ctx.tokens.issue(user.id, &user.username, &user.roles)?;
     tracing::info!(user_id = user.id, "signed in");
     Ok(AccountOk(LoginResponse {

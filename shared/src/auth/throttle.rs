@@ -20,20 +20,27 @@ fn number(item: &Item, attribute: &str) -> i64 {
     }
 }
 
-/// Seconds to wait when `login` is currently locked out, `None` when it may try.
-pub async fn locked_for(
-    table: &dyn Table,
-    config: &Config,
-    login: &str,
-) -> Result<Option<u64>, TableError> {
+/// The failure window of a login, as read before its password is checked.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Window {
+    /// No failure is counted: a successful login has nothing to reset.
+    Clear,
+    /// Failures are counted, fewer than the limit.
+    Counting,
+    /// Locked out for this many more seconds.
+    Locked(u64),
+}
+
+/// Reads the failure window of `login` (one GetItem).
+pub async fn window(table: &dyn Table, config: &Config, login: &str) -> Result<Window, TableError> {
     let Some(item) = table.get(&key(login)).await? else {
-        return Ok(None);
+        return Ok(Window::Clear);
     };
     if number(&item, "failures") < i64::from(config.login_max_failures) {
-        return Ok(None);
+        return Ok(Window::Counting);
     }
     let wait = number(&item, crate::ports::table::TTL) - now_epoch_seconds();
-    Ok((wait > 0).then_some(wait as u64))
+    Ok(if wait > 0 { Window::Locked(wait as u64) } else { Window::Counting })
 }
 
 /// Counts one failed login for `login`, opening a new window when none is running.
@@ -66,7 +73,11 @@ pub async fn record_failure(
     Err(TableError::Backend(anyhow::anyhow!("login throttle counter kept changing")))
 }
 
-/// Ends the window after a successful login.
-pub async fn reset(table: &dyn Table, login: &str) -> Result<(), TableError> {
+/// Ends the window after a successful login, when failures were counted as it began (a
+/// failure counted meanwhile, by someone else's attempt, is left to expire).
+pub async fn reset(table: &dyn Table, login: &str, window: &Window) -> Result<(), TableError> {
+    if *window == Window::Clear {
+        return Ok(());
+    }
     table.delete(&key(login), None).await.map(|_| ())
 }

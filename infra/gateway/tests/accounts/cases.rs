@@ -165,10 +165,14 @@ pub async fn five_failed_logins_lock_the_account_for_the_window(api: Api) {
 
 pub async fn a_successful_login_resets_the_failure_count(api: Api) {
     api.user("heidi").await;
+    let (_, counts) = api.calls_of(api.login("heidi", PASSWORD)).await;
+    let seen = (counts.reads(), counts.delete, counts.total());
+    assert_eq!(seen, (3, 0, 3), "no failure counted, nothing to reset: {counts:?}");
     for _ in 0..4 {
         assert_eq!(failed_login(&api, "heidi").await.status, 401);
     }
-    api.login("heidi", PASSWORD).await;
+    let (_, counts) = api.calls_of(api.login("heidi", PASSWORD)).await;
+    assert_eq!(counts.delete, 1, "the window ends: {counts:?}");
     for _ in 0..4 {
         assert_eq!(failed_login(&api, "heidi").await.status, 401);
     }
