@@ -25,7 +25,7 @@ fn number(item: &Item, attribute: &str) -> i64 {
 pub enum Window {
     /// No failure is counted: a successful login has nothing to reset.
     Clear,
-    /// Failures are counted, fewer than the limit.
+    /// Failures are counted: fewer than the limit, or the window ends this second.
     Counting,
     /// Locked out for this many more seconds.
     Locked(u64),

@@ -4,16 +4,17 @@
 mod support;
 
 mod cases;
+mod login;
 
 on_both_adapter_sets!(
     cases::registration_returns_the_new_account_with_role_user,
     cases::registration_names_the_field_that_breaks_a_rule,
     cases::user_names_and_emails_are_unique_case_insensitively,
-    cases::login_accepts_the_user_name_or_the_email,
-    cases::a_wrong_password_and_an_unknown_user_get_the_same_401,
-    cases::five_failed_logins_lock_the_account_for_the_window,
-    cases::a_successful_login_resets_the_failure_count,
-    cases::logout_needs_a_token_and_answers_null,
+    login::login_accepts_the_user_name_or_the_email,
+    login::a_wrong_password_and_an_unknown_user_get_the_same_401,
+    login::five_failed_logins_lock_the_account_for_the_window,
+    login::a_successful_login_resets_the_failure_count,
+    login::logout_needs_a_token_and_answers_null,
     cases::me_shows_the_profile_without_the_password,
     cases::the_profile_costs_one_read_whether_the_token_check_read_the_account_or_not,
     cases::a_user_edits_their_profile_but_not_their_name_or_status,
