@@ -30,22 +30,8 @@ pub async fn login_accepts_the_user_name_or_the_email(api: Api) {
 
 pub async fn a_wrong_password_and_an_unknown_user_get_the_same_401(api: Api) {
     api.user("frank").await;
-    let wrong = api
-        .call(
-            "POST",
-            "/api/v1/auth/login",
-            None,
-            Some(json!({"username": "frank", "password": "Wrong1234"})),
-        )
-        .await;
-    let unknown = api
-        .call(
-            "POST",
-            "/api/v1/auth/login",
-            None,
-            Some(json!({"username": "nobody", "password": "Wrong1234"})),
-        )
-        .await;
+    let wrong = failed_login(&api, "frank").await;
+    let unknown = failed_login(&api, "nobody").await;
     assert_error(&wrong, 401, "wrong");
     assert_eq!(wrong.body, unknown.body);
 }
