@@ -125,7 +125,7 @@ bench-capacity: bench-tools
 
 ## bench-coldstart: cold start, peak RSS and size of the x86_64 packages vs a hello world
 bench-coldstart: bench-tools package-x86_64 bench-build
-	FUNCTIONS=hello-lambda infra/package/build.sh x86_64
+	FUNCTIONS="hello-lambda hello-dynamodb" infra/package/build.sh x86_64
 	$(BENCH_EMULATORS) $(BENCH_BIN)/coldstart --lambda-dir target/lambda/x86_64 --out $(BENCH_OUT)
 
 ## bench-load: throughput and latency of the gateway under oha vs a hello-world axum

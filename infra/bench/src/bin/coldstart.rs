@@ -39,6 +39,8 @@ const FUNCTIONS: &[(&str, &str, Answer, bool)] = &[
 ];
 /// The baseline and its event.
 const HELLO: (&str, &str) = ("hello-lambda", "articles/list.json");
+/// The floor of a function that reads the table (the baseline plus one GetItem) and its event.
+const FLOOR: (&str, &str) = ("hello-dynamodb", "articles/list.json");
 
 /// Cold start, memory and size of the Lambda functions.
 #[derive(Parser)]
@@ -161,7 +163,9 @@ async fn main() -> Result<()> {
         .iter()
         .filter(|(name, ..)| args.functions.is_empty() || args.functions.iter().any(|f| f == name));
     let mut subjects = Vec::new();
-    let all = std::iter::once(&(HELLO.0, HELLO.1, Answer::Http200, false)).chain(chosen);
+    let references =
+        [(HELLO.0, HELLO.1, Answer::Http200, false), (FLOOR.0, FLOOR.1, Answer::Http200, false)];
+    let all = references.iter().chain(chosen);
     for &(name, event_file, answer, with_s3) in all {
         subjects.push(Subject {
             name: name.to_string(),
@@ -196,6 +200,7 @@ async fn main() -> Result<()> {
         command: COMMAND,
         plan,
         hello: HELLO.0,
+        floor: FLOOR.0,
         build: &args.build,
         ring_tree: &ring_tree,
         aws_lc_dependents: &dependents.join(", "),

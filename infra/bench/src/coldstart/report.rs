@@ -56,6 +56,9 @@ pub struct Context<'a> {
     pub plan: Plan,
     /// Which binary is the baseline.
     pub hello: &'a str,
+    /// Which binary is the floor of a function that reads the table: the baseline plus one
+    /// SDK call.
+    pub floor: &'a str,
     /// How the binaries were built.
     pub build: &'a str,
     /// What `cargo tree -i ring` printed, and what depends on aws-lc-rs.
@@ -71,6 +74,10 @@ pub fn section(outcomes: &[Outcome], context: &Context) -> String {
             (spread(h, first_poll).0, spread(h, first_response).0, spread(h, first_response_own).0)
         })
         .unwrap_or((f64::NAN, f64::NAN, f64::NAN));
+    let floor_own = outcomes
+        .iter()
+        .find(|o| o.name == context.floor)
+        .map_or(f64::NAN, |f| spread(f, first_response_own).0);
     let Plan { rounds, invocations } = context.plan;
     let mut text = String::from("## Cold start, memory and size of the Lambda functions\n\n");
     text += &wrap(
@@ -110,25 +117,33 @@ pub fn section(outcomes: &[Outcome], context: &Context) -> String {
              one unmeasured warm-up round, {rounds} rounds each start every binary once in \
              turn; figures are medians (min-max) of the {rounds} runs, peak RSS the largest. \
              Ratios are to the hello-world lambda_http function `{}` (`infra/bench/hello-lambda`, \
-             same profile and build command).",
+             same profile and build command). `{}` (`infra/bench/hello-dynamodb`) is the floor \
+             of a function that reads the table: the same hello world on tokio's current-thread \
+             runtime, as the functions run, making one `GetItem` per request through \
+             aws-sdk-dynamodb on the functions' own SDK configuration, and none of the blog's \
+             code. The last ratio compares each answer without emulator time to the floor's: \
+             what a function's own code costs beyond one SDK call.",
             per_call(outcomes),
-            context.hello
+            context.hello,
+            context.floor
         ),
         "",
     );
     text += "\n| function | event | exec → poll, ms | ratio | exec → answer, ms | ratio \
-             | answer without emulator time, ms | ratio | peak RSS, MiB | size, MB \
-             | arm64 size, MB | verdicts |\n\
-             |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
+             | answer without emulator time, ms | ratio | to the floor | peak RSS, MiB \
+             | size, MB | arm64 size, MB | verdicts |\n\
+             |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
     for outcome in outcomes {
         let (poll, poll_min, poll_max) = spread(outcome, first_poll);
         let (answer, answer_min, answer_max) = spread(outcome, first_response);
         let (own, own_min, own_max) = spread(outcome, first_response_own);
         let rss = outcome.runs.iter().map(|r| r.peak_rss_kib).max().unwrap_or(0);
         let (poll_ratio, answer_ratio) = (poll / hello_poll, answer / hello_answer);
-        let own_ratio = own / hello_own;
+        let (own_ratio, floor_ratio) = (own / hello_own, own / floor_own);
         let verdicts = if outcome.name == context.hello {
             "baseline".to_string()
+        } else if outcome.name == context.floor {
+            "reference: one GetItem".to_string()
         } else {
             let fits = |bytes: u64| verdict(bytes <= MAX_SIZE_BYTES);
             let size = match (outcome.with_s3, outcome.arm64_size_bytes) {
@@ -150,7 +165,8 @@ pub fn section(outcomes: &[Outcome], context: &Context) -> String {
             text,
             "| `{}` | `{}` | {poll:.2} ({poll_min:.2}-{poll_max:.2}) | {poll_ratio:.2}× | \
              {answer:.2} ({answer_min:.2}-{answer_max:.2}) | {answer_ratio:.2}× | \
-             {own:.2} ({own_min:.2}-{own_max:.2}) | {own_ratio:.2}× | {:.1} | {:.2} | {} | \
+             {own:.2} ({own_min:.2}-{own_max:.2}) | {own_ratio:.2}× | {floor_ratio:.2}× | \
+             {:.1} | {:.2} | {} | \
              {verdicts} |",
             outcome.name,
             outcome.event_file,
