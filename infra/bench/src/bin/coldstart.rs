@@ -54,8 +54,9 @@ struct Args {
     /// Functions to measure (default: all), comma-separated.
     #[arg(long, value_delimiter = ',')]
     functions: Vec<String>,
-    /// Measured rounds (each starts every binary once).
-    #[arg(long, default_value_t = 9)]
+    /// Measured rounds (each starts every binary once). At 9, a few slow rounds of a busy
+    /// machine could move the hello world's median, and with it every ratio.
+    #[arg(long, default_value_t = 15)]
     rounds: usize,
     /// Invocations per run before the peak RSS is read.
     #[arg(long, default_value_t = 5)]
