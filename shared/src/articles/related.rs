@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, HashSet};
 
 use base64::{engine::general_purpose::STANDARD, Engine};
-use futures::{future, stream, try_join, StreamExt, TryStreamExt};
+use futures::{stream, try_join, StreamExt, TryStreamExt};
 use serde::{Deserialize, Serialize};
 
 use crate::{
@@ -180,7 +180,7 @@ pub async fn relate(
     let theirs = stream::iter(others.into_iter().zip(distances))
         .map(|(record, (_, distance))| enter_list(table, record, Neighbour { id, distance }))
         .buffer_unordered(CONCURRENT_WRITES)
-        .try_for_each(|()| future::ready(Ok(())));
+        .try_collect::<()>();
     try_join!(store_own(table, record), theirs)?;
     Ok(())
 }
