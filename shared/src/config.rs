@@ -67,7 +67,7 @@ pub enum SecretSource {
 /// Service configuration.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// Adapter set.
+    /// Adapter set: `BLOG_STORE`, by default DynamoDB inside Lambda and embedded elsewhere.
     pub store: StoreKind,
     /// Directory of the embedded adapters' files.
     pub data_dir: PathBuf,
@@ -155,7 +155,10 @@ impl Config {
 
     /// Reads the configuration through `lookup` (tests pass a map).
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> anyhow::Result<Self> {
+        // Inside Lambda the table is DynamoDB: the functions are built without the embedded one.
+        let in_lambda = lookup("AWS_LAMBDA_RUNTIME_API").is_some();
         let store = match lookup("BLOG_STORE").as_deref() {
+            None if in_lambda => StoreKind::DynamoDb,
             None | Some("embedded") => StoreKind::Embedded,
             Some("dynamodb") => StoreKind::DynamoDb,
             Some(other) => bail!("BLOG_STORE must be `embedded` or `dynamodb`, not `{other}`"),
@@ -186,7 +189,6 @@ impl Config {
                 }
                 _ => None,
             };
-        let in_lambda = lookup("AWS_LAMBDA_RUNTIME_API").is_some();
         let metrics_store = match lookup("BLOG_METRICS_STORE").as_deref() {
             None if in_lambda => MetricsStore::Table,
             None | Some("process") => MetricsStore::Process,
@@ -315,6 +317,15 @@ mod tests {
         let short = config(&[("BLOG_UPLOAD_URL_MINUTES", "5")]).unwrap();
         assert_eq!(short.upload_url_ttl, Duration::from_secs(300));
         assert!(config(&[("BLOG_UPLOAD_URL_MINUTES", "0")]).is_err());
+    }
+
+    #[test]
+    fn inside_lambda_the_store_is_dynamodb_unless_told_otherwise() {
+        let lambda = [("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001")];
+        assert_eq!(config(&lambda).unwrap().store, StoreKind::DynamoDb);
+        let told = config(&[lambda[0], ("BLOG_STORE", "embedded")]).unwrap();
+        assert_eq!(told.store, StoreKind::Embedded, "an explicit BLOG_STORE wins");
+        assert_eq!(config(&[]).unwrap().store, StoreKind::Embedded, "outside Lambda");
     }
 
     #[test]

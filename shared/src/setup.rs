@@ -36,7 +36,15 @@ pub async fn open_table(config: &Config) -> anyhow::Result<Arc<dyn Table>> {
             Ok(Arc::new(table))
         }
         #[allow(unreachable_patterns)]
-        other => bail!("this binary was built without the {other:?} adapter"),
+        StoreKind::Embedded => bail!(
+            "BLOG_STORE=embedded, but this binary was built without the embedded table \
+             (the Lambda functions carry DynamoDB only): unset BLOG_STORE or set it to dynamodb"
+        ),
+        #[allow(unreachable_patterns)]
+        StoreKind::DynamoDb => bail!(
+            "BLOG_STORE=dynamodb, but this binary was built without the DynamoDB adapter: \
+             unset BLOG_STORE or set it to embedded"
+        ),
     }
 }
 
@@ -181,7 +189,10 @@ pub async fn embedder(
         }
         #[cfg(not(feature = "bedrock"))]
         crate::config::EmbedderKind::Bedrock => {
-            bail!("this binary was built without the Bedrock adapter")
+            bail!(
+                "BLOG_EMBEDDER=bedrock, but this binary was built without the Bedrock adapter: \
+                 set BLOG_EMBEDDER=local"
+            )
         }
     }
 }
@@ -221,7 +232,10 @@ pub async fn cloud_blobs(config: &Config) -> anyhow::Result<Arc<dyn Blobs>> {
         Ok(Arc::new(blobs))
     }
     #[cfg(not(feature = "s3"))]
-    bail!("this binary was built without the S3 adapter (bucket {bucket})")
+    bail!(
+        "BLOG_BUCKET_NAME={bucket}, but this binary was built without the S3 adapter: unset \
+         BLOG_BUCKET_NAME"
+    )
 }
 
 /// Object storage of the local gateway: S3 when it runs on the AWS adapters with a bucket
@@ -258,7 +272,10 @@ pub async fn event_queue(
         Ok(Arc::new(queue))
     }
     #[cfg(not(feature = "sqs"))]
-    bail!("this binary was built without the SQS adapter (queue {url})")
+    bail!(
+        "BLOG_EVENTS_QUEUE_URL={url}, but this binary was built without the SQS adapter: unset \
+         BLOG_EVENTS_QUEUE_URL"
+    )
 }
 
 /// Creates the configured administrator when no account with that user name exists. The

@@ -77,13 +77,34 @@ where
 }
 
 /// What every function does once per cold start: configuration from the environment, logging,
-/// and the context with only the adapters and clients it `needs`.
+/// and the context with only the adapters and clients it `needs`. Whatever stops it (a bad
+/// variable, an adapter the binary lacks, a secret it cannot read) stops the initialisation
+/// with one line naming the cause, before the function asks for its first invocation.
 async fn cold_start(name: &str, needs: Needs) -> Result<AppContext, LambdaError> {
-    let mut config = Config::from_env()?;
+    let cannot_start = |error: anyhow::Error| InitError(format!("{name} cannot start: {error:#}"));
+    let mut config = Config::from_env().map_err(cannot_start)?;
     config.function = name.to_string();
     crate::telemetry::init(&config.log, true);
-    Ok(setup::function_context(config, needs).await?)
+    Ok(setup::function_context(config, needs).await.map_err(cannot_start)?)
 }
+
+/// Why a function could not initialise. Its `Debug` is the message itself, so that `main`
+/// prints it as one line (`Error: <function> cannot start: <cause>: <detail>`).
+struct InitError(String);
+
+impl std::fmt::Debug for InitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::fmt::Display for InitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for InitError {}
 
 /// One invocation of the worker: an SQS event of ArticlePublishedEvent messages.
 pub async fn worker_invocation(
