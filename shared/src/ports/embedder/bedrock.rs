@@ -79,7 +79,10 @@ impl BedrockEmbedder {
         endpoint: Option<&str>,
     ) -> anyhow::Result<Self> {
         let mut config = aws_sdk_bedrockruntime::config::Builder::from(sdk);
-        config.set_endpoint_url(endpoint.map(str::to_owned));
+        // Only an override replaces the endpoint the environment gave (`AWS_ENDPOINT_URL_*`).
+        if let Some(endpoint) = endpoint {
+            config.set_endpoint_url(Some(endpoint.to_owned()));
+        }
         Self::new(Client::from_conf(config.build()), model_id, dimensions)
     }
 

@@ -45,7 +45,10 @@ impl SqsQueue {
         endpoint: Option<&str>,
     ) -> Self {
         let mut config = aws_sdk_sqs::config::Builder::from(sdk);
-        config.set_endpoint_url(endpoint.map(str::to_owned));
+        // Only an override replaces the endpoint the environment gave (`AWS_ENDPOINT_URL_*`).
+        if let Some(endpoint) = endpoint {
+            config.set_endpoint_url(Some(endpoint.to_owned()));
+        }
         let config = config.build();
         let client = LazyClient::new(move || Client::from_conf(config.clone()));
         Self { client, queue_url: queue_url.into() }

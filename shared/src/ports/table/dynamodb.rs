@@ -99,7 +99,10 @@ impl DynamoTable {
         endpoint: Option<&str>,
     ) -> Self {
         let mut config = aws_sdk_dynamodb::config::Builder::from(sdk);
-        config.set_endpoint_url(endpoint.map(str::to_owned));
+        // Only an override replaces the endpoint the environment gave (`AWS_ENDPOINT_URL_*`).
+        if let Some(endpoint) = endpoint {
+            config.set_endpoint_url(Some(endpoint.to_owned()));
+        }
         Self::new(Client::from_conf(config.build()), table_name)
     }
 
