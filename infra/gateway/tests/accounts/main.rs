@@ -6,7 +6,7 @@ mod support;
 mod cases;
 mod login;
 
-on_both_adapter_sets!(
+on_every_target!(
     cases::registration_returns_the_new_account_with_role_user,
     cases::registration_names_the_field_that_breaks_a_rule,
     cases::user_names_and_emails_are_unique_case_insensitively,

@@ -8,7 +8,7 @@ mod races;
 mod reads;
 mod writes;
 
-on_both_adapter_sets!(
+on_every_target!(
     cases::an_administrator_creates_a_draft_with_rendered_content,
     cases::create_and_update_name_the_field_that_breaks_a_rule,
     cases::the_status_transitions_follow_the_spec_table,

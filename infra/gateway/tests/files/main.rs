@@ -10,7 +10,7 @@ mod rules;
 mod sharing;
 mod steps;
 
-on_both_adapter_sets!(
+on_every_target!(
     flow::the_full_flow_stores_the_bytes_and_gives_them_back,
     flow::a_put_with_another_length_or_type_is_refused_by_the_storage,
     flow::bytes_other_than_the_declared_md5_are_refused_by_the_storage,

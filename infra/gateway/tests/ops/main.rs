@@ -6,7 +6,7 @@ mod support;
 mod cases;
 mod instances;
 
-on_both_adapter_sets!(
+on_every_target!(
     cases::health_reports_the_table_storage_queue_and_disk_up,
     cases::health_is_down_with_503_when_the_table_is_unreachable,
     cases::info_names_the_build_and_its_commit,

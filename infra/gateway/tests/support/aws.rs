@@ -2,8 +2,8 @@
 //! worker that consumes it the way Lambda's SQS event source does (batches of up to ten
 //! records handed to the worker function's real handler, `lambda::worker_invocation`, only the
 //! messages it did not report as failed deleted, the rest redelivered by SQS until its redrive
-//! policy dead-letters them), and a stub of Bedrock Runtime's `InvokeModel` for Titan Text
-//! Embeddings V2 whose vectors are the local embedder's, so related articles still rank by topic.
+//! policy dead-letters them), and the stack's stub of Bedrock Runtime's `InvokeModel` for Titan
+//! Text Embeddings V2 (the local embedder's vectors, so related articles still rank by topic).
 
 use std::{
     collections::HashMap,
@@ -11,20 +11,11 @@ use std::{
     time::Duration,
 };
 
-use axum::{
-    body::Bytes,
-    extract::Path,
-    http::StatusCode,
-    response::{IntoResponse, Response},
-    routing::post,
-    Json, Router,
-};
 use blog_shared::{
     articles::worker::MAX_DELIVERIES,
     context::AppContext,
     ports::{
         blobs::{s3::S3Blobs, Blobs},
-        embedder::{bedrock::DEFAULT_MODEL_ID, local::LocalEmbedder, Embedder},
         events::sqs::{Received, SqsQueue},
     },
 };
@@ -65,6 +56,23 @@ impl SqsEvents {
                 .expect("queues on moto");
         queue.set_visibility_timeout(VISIBILITY_SECONDS).await.expect("visibility timeout");
         SqsEvents { queue, dead_letters, deliveries: Arc::default(), endpoint }
+    }
+
+    /// The queues of a stack: `queue_url` and `dead_letter_url` on moto at `endpoint`.
+    pub fn existing(endpoint: &str, queue_url: &str, dead_letter_url: &str) -> SqsEvents {
+        let client = SqsQueue::test_client(endpoint);
+        SqsEvents {
+            queue: SqsQueue::new(client.clone(), queue_url),
+            dead_letters: SqsQueue::new(client, dead_letter_url),
+            deliveries: Arc::default(),
+            endpoint: endpoint.to_string(),
+        }
+    }
+
+    /// Sends `body` to the queue.
+    pub async fn send(&self, body: &str) {
+        use blog_shared::ports::events::EventQueue;
+        self.queue.send(body.to_string()).await.expect("SendMessage");
     }
 
     /// The configuration that points a process at this queue (`BLOG_EVENTS_QUEUE_URL`,
@@ -135,18 +143,7 @@ async fn deliver(
         .iter()
         .map(|received| {
             *deliveries.lock().unwrap().entry(received.message.id.clone()).or_default() += 1;
-            json!({
-                "messageId": received.message.id,
-                "receiptHandle": received.receipt,
-                "body": received.message.body,
-                "attributes": {
-                    "ApproximateReceiveCount": received.message.receive_count.to_string(),
-                },
-                "messageAttributes": {},
-                "eventSource": "aws:sqs",
-                "eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:events",
-                "awsRegion": "us-east-1",
-            })
+            sqs_record(&received.message, &received.receipt)
         })
         .collect();
     let answer = blog_shared::lambda::worker_invocation(ctx, json!({ "Records": records })).await;
@@ -169,6 +166,20 @@ async fn deliver(
     }
 }
 
+/// The record of `message` in the SQS event Lambda hands a function.
+pub fn sqs_record(message: &blog_shared::ports::events::Message, receipt: &str) -> Value {
+    json!({
+        "messageId": message.id,
+        "receiptHandle": receipt,
+        "body": message.body,
+        "attributes": { "ApproximateReceiveCount": message.receive_count.to_string() },
+        "messageAttributes": {},
+        "eventSource": "aws:sqs",
+        "eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:events",
+        "awsRegion": "us-east-1",
+    })
+}
+
 /// Object storage of the API over HTTP: a fresh bucket on s3s-fs (`BLOG_TEST_S3_ENDPOINT`),
 /// which verifies signatures like S3 (it has no object tagging, so uploads go untagged); without
 /// it, the local store served by the gateway at `base`.
@@ -188,40 +199,8 @@ pub async fn blobs(base: &str) -> (Arc<dyn Blobs>, Option<tempfile::TempDir>) {
     }
 }
 
-/// Starts the Bedrock Runtime stub; returns its endpoint (`BLOG_BEDROCK_ENDPOINT`).
-///
-/// `POST /model/{modelId}/invoke` with Titan V2's body `{inputText, dimensions, normalize}`
-/// answers `{embedding, inputTextTokenCount}`, the embedding being the local embedder's vector
-/// of the text at that size; another model or a body of another shape answers 400
-/// `ValidationException`, as Bedrock does.
+/// Starts the Bedrock Runtime stub the stack uses; returns its endpoint
+/// (`BLOG_BEDROCK_ENDPOINT`).
 pub async fn bedrock_stub() -> String {
-    let app = Router::new().route("/model/{model}/invoke", post(invoke));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let endpoint = format!("http://{}", listener.local_addr().expect("address"));
-    tokio::spawn(async move { axum::serve(listener, app).await.expect("Bedrock stub") });
-    endpoint
-}
-
-async fn invoke(Path(model): Path<String>, body: Bytes) -> Response {
-    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    let (Some(text), Some(dimensions)) = (body["inputText"].as_str(), body["dimensions"].as_u64())
-    else {
-        return validation_error("inputText (string) and dimensions (integer) are required");
-    };
-    if model != DEFAULT_MODEL_ID {
-        return validation_error(&format!("stub serves {DEFAULT_MODEL_ID} only, not {model}"));
-    }
-    if body["normalize"] != json!(true) || !matches!(dimensions, 256 | 512 | 1024) {
-        return validation_error("normalize must be true and dimensions 256, 512 or 1024");
-    }
-    let embedding =
-        LocalEmbedder::new(dimensions as usize).embed(text).await.expect("local embedding");
-    let tokens = text.split_whitespace().count();
-    Json(json!({ "embedding": embedding, "inputTextTokenCount": tokens })).into_response()
-}
-
-/// A Bedrock Runtime error (REST-JSON: the error code in `x-amzn-errortype`).
-fn validation_error(message: &str) -> Response {
-    let headers = [("x-amzn-errortype", "ValidationException")];
-    (StatusCode::BAD_REQUEST, headers, Json(json!({ "message": message }))).into_response()
+    format!("http://{}", blog_stack::bedrock::start().await.expect("Bedrock stub"))
 }

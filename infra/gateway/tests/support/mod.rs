@@ -1,10 +1,14 @@
-//! Test harness: the same API suite runs in-process on the embedded adapters (tower `oneshot`
-//! on the gateway's router) and over HTTP through the local gateway on the AWS adapter set:
-//! DynamoDB Local, S3 on s3s-fs (when `BLOG_TEST_S3_ENDPOINT` is set), SQS on moto consumed by
-//! the worker function's handler, and Bedrock on a stub (see [`aws`]).
+//! Test harness: the same API suite runs on three targets: in-process on the embedded adapters
+//! (tower `oneshot` on the gateway's router); over HTTP through the local gateway on the AWS
+//! adapter set: DynamoDB Local, S3 on s3s-fs (when `BLOG_TEST_S3_ENDPOINT` is set), SQS on moto
+//! consumed by the worker function's handler, and Bedrock on a stub (see [`aws`]); and over
+//! HTTP through the stack as template.yaml deploys it: the function binaries behind the API
+//! Gateway front, on the same emulators (see [`stack`]).
 #![allow(dead_code)]
 
 pub mod aws;
+pub mod events;
+pub mod stack;
 
 use std::{collections::HashMap, sync::Arc};
 
@@ -41,26 +45,30 @@ enum Transport {
     Http { base: String, client: reqwest::Client },
 }
 
+/// What counts the table calls of a request.
+enum Meter {
+    /// The port's wrapper around the API's table.
+    Table(Arc<Metered>),
+    /// The stack's record of the functions' calls.
+    Stack(Arc<blog_stack::Stack>),
+}
+
 /// A client of the API under test.
 pub struct Api {
     transport: Transport,
     /// The table behind the API, for tests that look under the hood.
     pub table: Arc<dyn Table>,
-    metered: Arc<Metered>,
-    events: Events,
-    /// The context the API runs on (ports, configuration).
+    meter: Meter,
+    events: events::Events,
+    /// The context the API runs on (ports, configuration); on the stack, a context on the
+    /// stack's resources for looking under the hood (the functions have their own).
     pub ctx: AppContext,
+    /// Variables of the configuration beyond the tests' own (in-process and gateway targets).
+    vars: Vec<(&'static str, String)>,
+    /// The stack, when the API runs on one.
+    stack: Option<Arc<blog_stack::Stack>>,
     /// Directory of the local blob store, removed with the harness.
     blob_dir: Option<tempfile::TempDir>,
-}
-
-/// Where the tests read the events the API emitted (until a worker takes the queue over).
-enum Events {
-    InProcess {
-        queue: Arc<blog_shared::ports::events::local::InProcessQueue>,
-        receiver: tokio::sync::Mutex<Option<blog_shared::ports::events::local::Receiver>>,
-    },
-    Sqs(aws::SqsEvents),
 }
 
 /// Origin of the in-process blob store's URLs (routed through the gateway's router).
@@ -123,9 +131,11 @@ impl Api {
         let (blobs, blob_dir) = local_blobs(IN_PROCESS_BASE);
         let ctx =
             context_on(table.clone(), test_config(&[]), queue.clone()).await.with_blobs(blobs);
-        let events = Events::InProcess { queue, receiver: tokio::sync::Mutex::new(Some(receiver)) };
+        let events =
+            events::Events::InProcess { queue, receiver: tokio::sync::Mutex::new(Some(receiver)) };
         let transport = Transport::InProcess(local_gateway::app(ctx.clone()));
-        Api { transport, table, metered, events, ctx, blob_dir: Some(blob_dir) }
+        let meter = Meter::Table(metered);
+        Api { transport, table, meter, events, ctx, vars: vec![], stack: None, blob_dir: Some(blob_dir) }
     }
 
     /// Over HTTP through the local gateway on the AWS adapter set: a fresh table in DynamoDB
@@ -153,14 +163,15 @@ impl Api {
         let base = format!("http://{}", listener.local_addr().expect("addr"));
         let (blobs, blob_dir) = aws::blobs(&base).await;
         let ctx = context_on(table.clone(), config, queue).await.with_blobs(blobs);
-        let events = Events::Sqs(sqs);
         tokio::spawn(local_gateway::serve(listener, ctx.clone(), std::future::pending()));
         Api {
             transport: Transport::Http { base, client: http_client() },
             table,
-            metered,
-            events,
+            meter: Meter::Table(metered),
+            events: events::Events::Sqs(sqs),
             ctx,
+            vars,
+            stack: None,
             blob_dir,
         }
     }
@@ -215,64 +226,23 @@ impl Api {
 
     /// Table calls made while `request` runs (the principal cache is warmed first by the
     /// caller when the request is authenticated).
+    /// On the stack: the calls every function made, through its AWS endpoint (the functions'
+    /// own telemetry left out).
     pub async fn calls_of<T, F: std::future::Future<Output = T>>(
         &self,
         request: F,
     ) -> (T, CallCounts) {
-        self.metered.reset();
-        let reply = request.await;
-        (reply, self.metered.counts())
-    }
-
-    /// The next event the API emitted (waits up to 10 s), as JSON.
-    pub async fn next_event(&self) -> Option<Value> {
-        let wait = std::time::Duration::from_secs(10);
-        match &self.events {
-            Events::InProcess { receiver, .. } => {
-                let mut receiver = receiver.lock().await;
-                let receiver = receiver.as_mut().expect("the worker has taken the queue");
-                let message = tokio::time::timeout(wait, receiver.0.recv()).await.ok()??;
-                serde_json::from_str(&message.body).ok()
+        match &self.meter {
+            Meter::Table(metered) => {
+                metered.reset();
+                let reply = request.await;
+                (reply, metered.counts())
             }
-            Events::Sqs(sqs) => sqs.next_event(wait).await,
-        }
-    }
-
-    /// A message the worker gave up on (waits up to a second): the local worker's `DEADLETTER`
-    /// item, or on SQS a message of the dead-letter queue.
-    pub async fn dead_letter(&self) -> Option<aws::DeadLetter> {
-        match &self.events {
-            Events::InProcess { .. } => {
-                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
-                let query = blog_shared::ports::table::Query::partition(
-                    blog_shared::ports::table::Index::Primary,
-                    "DEADLETTER",
-                );
-                let letters = self.table.query(query).await.expect("DEADLETTER items").items;
-                let letter = serde_json::to_value(letters.first()?).expect("DynamoDB JSON");
-                Some(aws::DeadLetter {
-                    body: letter["body"]["S"].as_str()?.to_string(),
-                    deliveries: letter["deliveries"]["N"].as_str()?.parse().ok()?,
-                })
+            Meter::Stack(stack) => {
+                stack.recorder().reset_meter();
+                let reply = request.await;
+                (reply, stack.recorder().counts())
             }
-            Events::Sqs(sqs) => sqs.dead_letter().await,
-        }
-    }
-
-    /// Starts the local worker on the API's queue (events then reach it, not `next_event`).
-    pub async fn start_worker(&self) {
-        match &self.events {
-            Events::InProcess { queue, receiver } => {
-                let receiver = receiver.lock().await.take().expect("worker started once");
-                let worker = blog_shared::articles::worker::run_local(
-                    self.ctx.clone(),
-                    queue.clone(),
-                    receiver,
-                    std::time::Duration::from_secs(1),
-                );
-                tokio::spawn(worker);
-            }
-            Events::Sqs(sqs) => sqs.start_worker(self.ctx.clone()),
         }
     }
 
@@ -392,7 +362,7 @@ pub fn http_client() -> reqwest::Client {
     reqwest::Client::new()
 }
 
-fn uuid_like() -> String {
+pub(crate) fn uuid_like() -> String {
     use std::time::{SystemTime, UNIX_EPOCH};
     let nanos = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos();
     format!("{nanos:x}{:x}", rand_u32())
@@ -403,11 +373,13 @@ fn rand_u32() -> u32 {
     RandomState::new().hash_one(std::thread::current().id()) as u32
 }
 
-/// Generates one test per case and adapter set: `embedded` (in-process) and
-/// `dynamodb_over_http`, the AWS adapter set (ignored unless the emulators run; `make test` runs
-/// them).
+/// Generates one test per case and target: `embedded` (in-process), `dynamodb_over_http` (the
+/// gateway on the AWS adapter set) and `stack` (the function binaries as template.yaml deploys
+/// them; after the case, every AWS action they made must be granted by the template). The two
+/// last need the emulators (and the stack the functions' builds): ignored in a plain `cargo
+/// test`, `make test` runs them.
 #[macro_export]
-macro_rules! on_both_adapter_sets {
+macro_rules! on_every_target {
     ($($module:ident :: $case:ident),* $(,)?) => {
         mod embedded {
             $(
@@ -423,6 +395,18 @@ macro_rules! on_both_adapter_sets {
                 #[ignore = "needs DynamoDB Local, moto and s3s-fs; make test runs it"]
                 async fn $case() {
                     super::$module::$case(super::support::Api::dynamodb_over_http().await).await;
+                }
+            )*
+        }
+        mod stack {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                #[ignore = "needs the emulators and make stack-build; make test runs it"]
+                async fn $case() {
+                    let api = super::support::Api::stack().await;
+                    let stack = api.on_stack().expect("a stack").clone();
+                    super::$module::$case(api).await;
+                    super::support::stack::finish(&stack, stringify!($case));
                 }
             )*
         }

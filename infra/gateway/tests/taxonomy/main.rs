@@ -5,7 +5,7 @@ mod support;
 
 mod cases;
 
-on_both_adapter_sets!(
+on_every_target!(
     cases::the_category_tree_nests_children_sorted_at_every_level,
     cases::the_flat_category_list_is_ordered_by_sort_order_without_children,
     cases::a_category_slug_lookup_finds_it_and_a_miss_answers_string_404,

@@ -10,7 +10,7 @@ mod articles;
 
 mod cases;
 
-on_both_adapter_sets!(
+on_every_target!(
     cases::related_articles_rank_by_topic_once_the_worker_ran,
     cases::related_lists_skip_unpublished_articles_and_never_hold_the_article_itself,
     cases::related_validates_its_limit_and_hides_drafts,

@@ -1,0 +1,148 @@
+//! The events side of the harness: where the tests read the ArticlePublishedEvent the API
+//! emitted, how they start the worker, and how they hand it events themselves. In-process the
+//! worker is the local one and the follow-up runs in the test's context; on the AWS adapter set
+//! the queue is on moto and the worker function's handler runs in the test process; on the
+//! stack the queue is the stack's, the worker is the worker function's binary fed by the
+//! template's event source mapping, and events handed to it go through the Invoke API.
+
+use std::time::Duration;
+
+use blog_shared::{
+    articles::{followup::Outcome, worker},
+    ports::events::{local, Message},
+};
+use serde_json::{json, Value};
+
+use super::{aws, Api};
+
+/// Where the tests read the events the API emitted (until a worker takes the queue over).
+pub enum Events {
+    /// The gateway's in-process queue.
+    InProcess {
+        queue: std::sync::Arc<local::InProcessQueue>,
+        receiver: tokio::sync::Mutex<Option<local::Receiver>>,
+    },
+    /// A queue on moto (the stack's, on the stack).
+    Sqs(aws::SqsEvents),
+}
+
+impl Api {
+    /// The next event the API emitted (waits up to 10 s), as JSON.
+    pub async fn next_event(&self) -> Option<Value> {
+        let wait = Duration::from_secs(10);
+        match &self.events {
+            Events::InProcess { receiver, .. } => {
+                let mut receiver = receiver.lock().await;
+                let receiver = receiver.as_mut().expect("the worker has taken the queue");
+                let message = tokio::time::timeout(wait, receiver.0.recv()).await.ok()??;
+                serde_json::from_str(&message.body).ok()
+            }
+            Events::Sqs(sqs) => sqs.next_event(wait).await,
+        }
+    }
+
+    /// A message the worker gave up on (waits up to a second): the local worker's `DEADLETTER`
+    /// item, or on SQS a message of the dead-letter queue.
+    pub async fn dead_letter(&self) -> Option<aws::DeadLetter> {
+        match &self.events {
+            Events::InProcess { .. } => {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                let query = blog_shared::ports::table::Query::partition(
+                    blog_shared::ports::table::Index::Primary,
+                    "DEADLETTER",
+                );
+                let letters = self.table.query(query).await.expect("DEADLETTER items").items;
+                let letter = serde_json::to_value(letters.first()?).expect("DynamoDB JSON");
+                Some(aws::DeadLetter {
+                    body: letter["body"]["S"].as_str()?.to_string(),
+                    deliveries: letter["deliveries"]["N"].as_str()?.parse().ok()?,
+                })
+            }
+            Events::Sqs(sqs) => sqs.dead_letter().await,
+        }
+    }
+
+    /// Starts the worker on the API's queue (events then reach it, not `next_event`): the local
+    /// worker, the harness's event source on moto, or the stack's event source mapping.
+    pub async fn start_worker(&self) {
+        if let Some(stack) = &self.stack {
+            stack.set_event_sources_enabled(true);
+            return;
+        }
+        match &self.events {
+            Events::InProcess { queue, receiver } => {
+                let receiver = receiver.lock().await.take().expect("worker started once");
+                let worker = worker::run_local(
+                    self.ctx.clone(),
+                    queue.clone(),
+                    receiver,
+                    Duration::from_secs(1),
+                );
+                tokio::spawn(worker);
+            }
+            Events::Sqs(sqs) => sqs.start_worker(self.ctx.clone()),
+        }
+    }
+
+    /// Sends `body` to the API's event queue, as the API would.
+    pub async fn send_event(&self, body: &str) {
+        match &self.events {
+            Events::Sqs(sqs) => sqs.send(body).await,
+            Events::InProcess { queue, .. } => {
+                use blog_shared::ports::events::EventQueue;
+                queue.send(body.to_string()).await.expect("in-process send");
+            }
+        }
+    }
+
+    /// Hands the worker one event, as one delivery of a message: the follow-up's outcome.
+    pub async fn handle_event(&self, body: &str) -> anyhow::Result<Outcome> {
+        let Some(stack) = &self.stack else {
+            return blog_shared::articles::followup::handle(&self.ctx, body).await;
+        };
+        let id = format!("m-{}", super::uuid_like());
+        let message = Message { id: id.clone(), body: body.to_string(), receive_count: 1 };
+        let failed = self.handle_batch(&[message]).await;
+        anyhow::ensure!(failed.is_empty(), "the worker function failed the event");
+        // The function logs each event's outcome; its output is read asynchronously.
+        for _ in 0..100 {
+            let worker = stack.function("worker").expect("the worker function");
+            let outcome = worker.logs().lines().iter().find_map(|line| {
+                let line: Value = serde_json::from_str(line).ok()?;
+                (line["message_id"] == id.as_str()).then(|| line["outcome"].clone())
+            });
+            match outcome.as_ref().and_then(Value::as_str) {
+                Some("Done") => return Ok(Outcome::Done),
+                Some("Skipped") => return Ok(Outcome::Skipped),
+                Some(other) => anyhow::bail!("unknown outcome {other}"),
+                None => tokio::time::sleep(Duration::from_millis(20)).await,
+            }
+        }
+        anyhow::bail!("the worker function logged no outcome for {id}")
+    }
+
+    /// Hands the worker one batch, as the event source does: the ids of the messages it
+    /// reported as failed.
+    pub async fn handle_batch(&self, messages: &[Message]) -> Vec<String> {
+        let Some(stack) = &self.stack else {
+            return worker::process_batch(&self.ctx, messages).await;
+        };
+        let records: Vec<Value> =
+            messages.iter().map(|m| aws::sqs_record(m, &format!("receipt-{}", m.id))).collect();
+        let answer = stack.invoke("worker", &json!({ "Records": records })).await;
+        match answer.expect("the worker function answers") {
+            blog_stack::functions::Outcome::Answered(body) => {
+                let body: Value = serde_json::from_slice(&body).expect("a batch response");
+                body["batchItemFailures"]
+                    .as_array()
+                    .expect("batchItemFailures")
+                    .iter()
+                    .map(|f| f["itemIdentifier"].as_str().unwrap().to_string())
+                    .collect()
+            }
+            blog_stack::functions::Outcome::Failed(error) => {
+                panic!("the worker function failed: {}", String::from_utf8_lossy(&error))
+            }
+        }
+    }
+}

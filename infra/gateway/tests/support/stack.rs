@@ -1,0 +1,217 @@
+//! The suite's third target: the stack as template.yaml deploys it (`blog_stack`), one per
+//! test, on the emulators of `infra/emulators/with-emulators.sh` and the functions' builds of
+//! `make stack-build`. Its parameters are the template's defaults but for the administrator
+//! (`AdminUsername`, `AdminEmail`, and the value of `AdminPasswordSecret`, as an operator
+//! would set it), and two accelerations of the emulated machinery: queues redeliver after 1 s
+//! instead of their visibility timeout, and the event source mapping polls only once the case
+//! starts the worker (as the other targets' queues wait for it).
+
+use std::{collections::BTreeMap, path::PathBuf, sync::Arc, time::Duration};
+
+use blog_shared::{
+    config::Config,
+    context::AppContext,
+    ports::{
+        blobs::s3::S3Blobs,
+        embedder::local::LocalEmbedder,
+        events::sqs::SqsQueue,
+        table::{dynamodb::DynamoTable, Table},
+    },
+};
+use blog_stack::{clients::Emulators, template::Template, Stack, StackOptions};
+
+use super::{aws, events::Events, http_client, Api, Meter, Transport, ADMIN};
+
+/// The repository.
+pub fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("workspace")
+}
+
+/// Where the rows of the IAM report go (`make iam-report` reads them).
+pub fn iam_rows_dir() -> PathBuf {
+    workspace().join("target/stack/iam")
+}
+
+/// Starts a stack for one test with `parameters` beyond the administrator's.
+pub async fn start(parameters: &[(&str, &str)]) -> Arc<Stack> {
+    let workspace = workspace();
+    let name = format!("t{}", &super::uuid_like()[..12]);
+    let mut overrides = BTreeMap::from([
+        ("AdminUsername".to_string(), ADMIN.0.to_string()),
+        ("AdminEmail".to_string(), ADMIN.2.to_string()),
+    ]);
+    overrides.extend(parameters.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    let options = StackOptions {
+        template: workspace.join("template.yaml"),
+        functions_dir: std::env::var_os("BLOG_STACK_FUNCTIONS_DIR")
+            .map_or_else(|| workspace.join("target/stack"), PathBuf::from),
+        state_dir: workspace.join("target/stack/run").join(&name),
+        workspace,
+        name,
+        parameters: overrides,
+        secret_values: BTreeMap::from([("AdminPasswordSecret".into(), ADMIN.1.to_string())]),
+        listen: "127.0.0.1:0".parse().unwrap(),
+        schedule_period: None,
+        visibility_timeout: Some(1),
+        event_sources_enabled: false,
+        max_instances: 4,
+        echo: false,
+        emulators: Emulators::from_env().expect("the emulators (make test starts them)"),
+    };
+    Arc::new(Stack::start(options).await.expect("the stack starts"))
+}
+
+/// After a case: every AWS action the functions made is granted by the template (else the
+/// case fails, naming them), and the rows of the IAM report are saved.
+pub fn finish(stack: &Stack, case: &str) {
+    stack.save_iam_rows(&iam_rows_dir()).expect("saving the IAM rows");
+    let violations = stack.iam_violations();
+    assert!(
+        violations.is_empty(),
+        "{case}: AWS would refuse these calls (AccessDenied):\n{}",
+        violations.join("\n")
+    );
+}
+
+fn reference(stack: &Stack, logical_id: &str) -> String {
+    stack.reference(logical_id).unwrap_or_else(|| panic!("no {logical_id} in the stack")).into()
+}
+
+impl Api {
+    /// The API on a stack of its own (see the module documentation).
+    pub async fn stack() -> Api {
+        Self::on(start(&[]).await).await
+    }
+
+    /// The API of `stack`, with a context on the stack's table, queue and bucket for the
+    /// tests that look under the hood.
+    pub async fn on(stack: Arc<Stack>) -> Api {
+        let clients = stack.clients();
+        let emulators = &stack.options().emulators;
+        let table: Arc<dyn Table> =
+            Arc::new(DynamoTable::new(clients.dynamodb.clone(), reference(&stack, "BlogTable")));
+        let queue_url = reference(&stack, "EventsQueue");
+        let events = aws::SqsEvents::existing(
+            &emulators.moto,
+            &queue_url,
+            &reference(&stack, "EventsDeadLetterQueue"),
+        );
+        let secret = clients
+            .secrets
+            .get_secret_value()
+            .secret_id(reference(&stack, "JwtSecret"))
+            .send()
+            .await
+            .expect("the stack's JWT secret")
+            .secret_string
+            .expect("a string secret");
+        let config = Config::from_lookup(|name| match name {
+            "BLOG_JWT_SECRET" => Some(secret.clone()),
+            "BLOG_STORE" => Some("dynamodb".into()),
+            _ => None,
+        })
+        .expect("config");
+        let blobs = S3Blobs::new(clients.s3.clone(), reference(&stack, "UploadsBucket"), false);
+        let queue = SqsQueue::new(clients.sqs.clone(), queue_url);
+        let ctx = AppContext::new(table.clone(), config, secret.as_bytes())
+            .with_events(Arc::new(queue))
+            .with_embedder(Arc::new(LocalEmbedder::new(512)))
+            .with_blobs(Arc::new(blobs));
+        Api {
+            transport: Transport::Http { base: stack.url().to_string(), client: http_client() },
+            table,
+            meter: Meter::Stack(stack.clone()),
+            events: Events::Sqs(events),
+            ctx,
+            vars: vec![],
+            stack: Some(stack),
+            blob_dir: None,
+        }
+    }
+
+    /// The stack the API runs on, if any.
+    pub fn on_stack(&self) -> Option<&Arc<Stack>> {
+        self.stack.as_ref()
+    }
+
+    /// Forgets what the token checks cached of the account `id`: in a process, its principal
+    /// cache entry; on the stack, every function instance (new instances cache nothing).
+    pub fn forget_principal(&self, id: u64) {
+        match &self.stack {
+            Some(stack) => {
+                for (logical_id, _) in stack.function_names() {
+                    stack.function(&logical_id).expect("a function").recycle();
+                }
+            }
+            None => self.ctx.principals.invalidate(id),
+        }
+    }
+
+    /// Deploys the template parameter `name` with `value`: on the stack, as `sam deploy
+    /// --parameter-overrides` (new instances with the new environment); elsewhere, the
+    /// variable the template feeds from that parameter is set in the API's configuration.
+    pub async fn set_parameter(&mut self, name: &str, value: &str) {
+        if let Some(stack) = &self.stack {
+            let overrides = BTreeMap::from([(name.to_string(), value.to_string())]);
+            stack.update_parameters(&overrides).expect("the parameter deploys");
+            return;
+        }
+        let variable = variable_of(name);
+        self.vars.retain(|(k, _)| *k != variable);
+        self.vars.push((variable, value.to_string()));
+        let config = super::test_config(&self.vars);
+        self.ctx = self.ctx.clone().with_config(config);
+        match &mut self.transport {
+            Transport::InProcess(router) => *router = local_gateway::app(self.ctx.clone()),
+            Transport::Http { base, .. } => {
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+                *base = format!("http://{}", listener.local_addr().unwrap());
+                let ctx = self.ctx.clone();
+                tokio::spawn(local_gateway::serve(listener, ctx, std::future::pending()));
+            }
+        }
+    }
+
+    /// Waits until what the functions measured so far is in the table's totals: in Lambda a
+    /// function adds its figures at its first request after `MetricsExportSeconds`, so each
+    /// function that ran gets one request for a path it does not serve (counted under the
+    /// route `UNKNOWN`) after the interval. A no-op where one process measures everything.
+    pub async fn wait_for_exports(&self) {
+        let Some(stack) = &self.stack else { return };
+        let parameters = stack.parameters();
+        let seconds: u64 = parameters.get("MetricsExportSeconds").unwrap_or("60").parse().unwrap();
+        tokio::time::sleep(Duration::from_millis(seconds * 1000 + 100)).await;
+        for (logical_id, binary) in stack.function_names() {
+            let function = stack.function(&logical_id).unwrap();
+            if function.cold_starts() == 0 || matches!(binary.as_str(), "worker" | "outbox-sweep")
+            {
+                continue;
+            }
+            let event = serde_json::json!({
+                "version": "2.0", "routeKey": "$default", "rawPath": "/flush", "rawQueryString": "",
+                "headers": {}, "isBase64Encoded": false,
+                "requestContext": {"http": {"method": "GET", "path": "/flush", "protocol": "HTTP/1.1",
+                    "sourceIp": "127.0.0.1", "userAgent": "tests"}, "routeKey": "$default",
+                    "stage": "$default", "requestId": "flush", "accountId": "123456789012",
+                    "apiId": "local", "domainName": "localhost", "domainPrefix": "localhost",
+                    "time": "01/Jan/2026:00:00:00 +0000", "timeEpoch": 0},
+            });
+            stack.invoke(&logical_id, &event).await.expect("the function answers");
+        }
+    }
+}
+
+/// The variable the template sets from parameter `name` (`BLOG_X: !Ref Name` in Globals or a
+/// function).
+fn variable_of(name: &str) -> &'static str {
+    let template = Template::load(&workspace().join("template.yaml")).expect("template.yaml");
+    let reference = serde_json::json!({ "Ref": name });
+    let functions = template.functions().expect("functions");
+    let variable = functions
+        .iter()
+        .flat_map(|f| f.environment.iter())
+        .find(|(_, value)| **value == reference)
+        .map(|(variable, _)| variable.clone())
+        .unwrap_or_else(|| panic!("no variable of the template takes the parameter {name}"));
+    Box::leak(variable.into_boxed_str())
+}

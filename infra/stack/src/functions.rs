@@ -1,0 +1,360 @@
+//! The functions as Lambda runs them: each is its built `bootstrap`, started as a separate
+//! process with the environment the template gives it, polling cargo-lambda's Lambda Runtime
+//! API emulator (`cargo lambda watch --only-lambda-apis`) for invocations. An instance starts
+//! on the first invocation that finds every running one busy (up to a maximum), as Lambda
+//! scales; an instance that exits is replaced on the next invocation; a timed-out invocation
+//! recycles the function's instances, as Lambda ends the one that timed out.
+
+use std::{
+    net::SocketAddr,
+    path::{Path, PathBuf},
+    process::Stdio,
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Arc, Mutex, MutexGuard, PoisonError,
+    },
+    time::Duration,
+};
+
+use anyhow::{bail, Context, Result};
+use axum::body::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper_util::{
+    client::legacy::{connect::HttpConnector, Client},
+    rt::TokioExecutor,
+};
+use tokio::{
+    io::{AsyncBufReadExt, AsyncRead, BufReader},
+    process::{Child, Command},
+    sync::oneshot,
+};
+
+use crate::logs::Logs;
+
+/// The Lambda Runtime API emulator: `cargo lambda watch --only-lambda-apis`.
+pub struct RuntimeApi {
+    port: u16,
+    _child: Child,
+}
+
+impl RuntimeApi {
+    /// Starts cargo-lambda's emulator from `workspace` (it reads the workspace's binaries) on a
+    /// free port of 127.0.0.1; its own output goes to `log`.
+    pub async fn start(workspace: &Path, log: &Path) -> Result<Self> {
+        let program = cargo_lambda(workspace)?;
+        let mut last_error = None;
+        for _ in 0..3 {
+            let port = free_port()?;
+            let output = std::fs::File::create(log)
+                .with_context(|| format!("creating {}", log.display()))?;
+            let mut command = Command::new(&program);
+            command
+                .args(["lambda", "watch", "--only-lambda-apis", "--invoke-address", "127.0.0.1"])
+                .args(["--invoke-port", &port.to_string()])
+                .current_dir(workspace)
+                .stdin(Stdio::null())
+                .stdout(output.try_clone()?)
+                .stderr(output);
+            let mut child = spawn_tied(command)?;
+            match wait_for_port(port, &mut child).await {
+                Ok(()) => return Ok(Self { port, _child: child }),
+                Err(error) => last_error = Some(error),
+            }
+        }
+        let tail = std::fs::read_to_string(log).unwrap_or_default();
+        Err(last_error.expect("three attempts")).context(format!("cargo lambda watch: {tail}"))
+    }
+
+    /// `host:port` of the emulator.
+    pub fn address(&self) -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], self.port))
+    }
+}
+
+/// `cargo-lambda` from `.tools/venv` (where `make tools` pins it), else from the `PATH`.
+fn cargo_lambda(workspace: &Path) -> Result<PathBuf> {
+    let pinned = workspace.join(".tools/venv/bin/cargo-lambda");
+    if pinned.exists() {
+        return Ok(pinned);
+    }
+    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|dir| dir.join("cargo-lambda"))
+        .find(|candidate| candidate.exists())
+        .context("cargo-lambda not found: run `make tools` (it pins it into .tools/venv)")
+}
+
+/// A free port of 127.0.0.1 (free when asked; the caller binds it soon after).
+pub fn free_port() -> Result<u16> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    Ok(listener.local_addr()?.port())
+}
+
+async fn wait_for_port(port: u16, child: &mut Child) -> Result<()> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(status) = child.try_wait()? {
+            bail!("exited with {status}");
+        }
+        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            return Ok(());
+        }
+        if tokio::time::Instant::now() > deadline {
+            bail!("nothing listens on port {port} after 30 s");
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Spawns `command` so that the child dies with this process (and is killed when dropped).
+pub fn spawn_tied(mut command: Command) -> Result<Child> {
+    command.kill_on_drop(true);
+    // SAFETY: prctl is async-signal-safe; it asks the kernel to kill the child when the
+    // thread that forked it ends (the runtime's worker thread, which lives as long as the
+    // stack).
+    unsafe {
+        command.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
+    command.spawn().context("starting a process")
+}
+
+/// How a function runs: its `bootstrap`, environment, limits.
+#[derive(Clone, Debug)]
+pub struct FunctionConfig {
+    /// Logical id in the template.
+    pub logical_id: String,
+    /// Workspace binary (the Runtime API emulator's function name).
+    pub binary: String,
+    /// The `bootstrap` to run.
+    pub bootstrap: PathBuf,
+    /// The environment of every instance, except the per-instance runtime variables.
+    pub environment: Vec<(String, String)>,
+    /// `Timeout`.
+    pub timeout: Duration,
+    /// Instances it may run at once.
+    pub max_instances: usize,
+}
+
+/// What an invocation returned.
+#[derive(Debug)]
+pub enum Outcome {
+    /// The function answered (its response payload).
+    Answered(Bytes),
+    /// The function reported an error (its error payload).
+    Failed(Bytes),
+}
+
+/// Why an invocation got no outcome.
+#[derive(Debug, thiserror::Error)]
+pub enum InvokeError {
+    /// No answer within the function's timeout.
+    #[error("Task timed out after {:.2} seconds", .0.as_secs_f64())]
+    TimedOut(Duration),
+    /// Every instance exited without answering (an initialisation failure).
+    #[error("Runtime exited: {0}")]
+    Exited(String),
+    /// The emulator could not be reached.
+    #[error("the Runtime API emulator failed: {0}")]
+    Runtime(String),
+}
+
+/// One function and its running instances.
+pub struct Function {
+    config: Mutex<FunctionConfig>,
+    runtime: SocketAddr,
+    pool: Arc<Mutex<Pool>>,
+    logs: Logs,
+    client: Client<HttpConnector, Full<Bytes>>,
+}
+
+#[derive(Default)]
+struct Pool {
+    instances: Vec<Instance>,
+    in_flight: usize,
+    started: u64,
+    last_exit: Option<String>,
+}
+
+struct Instance {
+    alive: Arc<AtomicBool>,
+    stop: Option<oneshot::Sender<()>>,
+}
+
+impl Pool {
+    fn live(&self) -> usize {
+        self.instances.iter().filter(|i| i.alive.load(Ordering::SeqCst)).count()
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Function {
+    /// A function served through the emulator at `runtime`; its instances log into `logs`.
+    pub fn new(config: FunctionConfig, runtime: SocketAddr, logs: Logs) -> Self {
+        Self {
+            config: Mutex::new(config),
+            runtime,
+            pool: Arc::default(),
+            logs,
+            client: Client::builder(TokioExecutor::new()).build_http(),
+        }
+    }
+
+    /// Its configuration.
+    pub fn config(&self) -> FunctionConfig {
+        lock(&self.config).clone()
+    }
+
+    /// Its instances' output.
+    pub fn logs(&self) -> &Logs {
+        &self.logs
+    }
+
+    /// Instances started so far (cold starts).
+    pub fn cold_starts(&self) -> u64 {
+        lock(&self.pool).started
+    }
+
+    /// Replaces the environment; running instances are recycled, so new invocations run on
+    /// instances with the new one (as after a deployment).
+    pub fn set_environment(&self, environment: Vec<(String, String)>) {
+        lock(&self.config).environment = environment;
+        self.recycle();
+    }
+
+    /// Ends every instance; the next invocation starts a new one.
+    pub fn recycle(&self) {
+        let mut pool = lock(&self.pool);
+        for instance in &mut pool.instances {
+            if let Some(stop) = instance.stop.take() {
+                let _ = stop.send(());
+            }
+        }
+        pool.instances.clear();
+    }
+
+    /// Invokes the function with `payload`, starting an instance when every running one is
+    /// busy.
+    pub async fn invoke(&self, payload: Bytes) -> Result<Outcome, InvokeError> {
+        let config = self.config();
+        {
+            let mut pool = lock(&self.pool);
+            pool.instances.retain(|i| i.alive.load(Ordering::SeqCst));
+            pool.in_flight += 1;
+            if pool.in_flight > pool.instances.len() && pool.instances.len() < config.max_instances
+            {
+                match self.start_instance(&config, &mut pool) {
+                    Ok(instance) => pool.instances.push(instance),
+                    Err(error) => pool.last_exit = Some(format!("{error:#}")),
+                }
+            }
+        }
+        let answer = self.call(&config, payload).await;
+        let mut pool = lock(&self.pool);
+        pool.in_flight -= 1;
+        if matches!(answer, Err(InvokeError::TimedOut(_))) {
+            drop(pool);
+            self.recycle();
+        }
+        answer
+    }
+
+    async fn call(&self, config: &FunctionConfig, payload: Bytes) -> Result<Outcome, InvokeError> {
+        let uri = format!(
+            "http://{}/2015-03-31/functions/{}/invocations",
+            self.runtime, config.binary
+        );
+        let request = axum::http::Request::post(uri)
+            .header("content-type", "application/json")
+            .body(Full::new(payload))
+            .map_err(|e| InvokeError::Runtime(e.to_string()))?;
+        let response = async {
+            let response = self.client.request(request).await.map_err(|e| e.to_string())?;
+            let status = response.status();
+            let body = response.into_body().collect().await.map_err(|e| e.to_string())?;
+            Ok::<_, String>((status, body.to_bytes()))
+        };
+        tokio::pin!(response);
+        let deadline = tokio::time::Instant::now() + config.timeout;
+        loop {
+            tokio::select! {
+                answer = &mut response => {
+                    let (status, body) = answer.map_err(InvokeError::Runtime)?;
+                    return Ok(if status.is_success() {
+                        Outcome::Answered(body)
+                    } else {
+                        Outcome::Failed(body)
+                    });
+                }
+                _ = tokio::time::sleep_until(deadline) => {
+                    return Err(InvokeError::TimedOut(config.timeout));
+                }
+                _ = tokio::time::sleep(Duration::from_millis(50)) => {
+                    let pool = lock(&self.pool);
+                    if pool.live() == 0 {
+                        let why = pool.last_exit.clone().unwrap_or_else(|| "no instance".into());
+                        return Err(InvokeError::Exited(why));
+                    }
+                }
+            }
+        }
+    }
+
+    fn start_instance(&self, config: &FunctionConfig, pool: &mut Pool) -> Result<Instance> {
+        pool.started += 1;
+        let number = pool.started;
+        let mut command = Command::new(&config.bootstrap);
+        command
+            .env_clear()
+            .envs(config.environment.iter().map(|(k, v)| (k, v)))
+            .env(
+                "AWS_LAMBDA_RUNTIME_API",
+                format!("http://{}/.rt/{}", self.runtime, config.binary),
+            )
+            .env(
+                "AWS_LAMBDA_LOG_STREAM_NAME",
+                format!("{}/[$LATEST]{:032x}", chrono::Utc::now().format("%Y/%m/%d"), number),
+            )
+            .current_dir(config.bootstrap.parent().unwrap_or(Path::new(".")))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = spawn_tied(command)
+            .with_context(|| format!("starting {}", config.bootstrap.display()))?;
+        let label = format!("{}#{number}", config.binary);
+        if let Some(out) = child.stdout.take() {
+            tokio::spawn(collect(out, self.logs.clone(), label.clone()));
+        }
+        if let Some(err) = child.stderr.take() {
+            tokio::spawn(collect(err, self.logs.clone(), label.clone()));
+        }
+        let alive = Arc::new(AtomicBool::new(true));
+        let (stop, stopped) = oneshot::channel();
+        let (watched, pool_of, logs) = (alive.clone(), self.pool.clone(), self.logs.clone());
+        tokio::spawn(async move {
+            let status = tokio::select! {
+                status = child.wait() => status.map(|s| s.to_string()),
+                _ = stopped => child.kill().await.map(|()| "recycled".to_string()),
+            };
+            let status = status.unwrap_or_else(|e| e.to_string());
+            // The output readers may still hold the last lines: give them a moment.
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            let last = logs.last_line_of(&label).unwrap_or_default();
+            lock(&pool_of).last_exit = Some(format!("{label} {status}: {last}"));
+            watched.store(false, Ordering::SeqCst);
+        });
+        Ok(Instance { alive, stop: Some(stop) })
+    }
+}
+
+/// Reads an instance's output line by line into the function's logs.
+async fn collect(stream: impl AsyncRead + Unpin, logs: Logs, label: String) {
+    let mut lines = BufReader::new(stream).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        logs.push(&label, line);
+    }
+}

@@ -1,0 +1,170 @@
+//! `blog-stack`: builds the functions as `make package` does (one build per function, its own
+//! features), serves the stack template.yaml describes (`make stack`), and writes the IAM
+//! report.
+
+use std::{
+    collections::BTreeMap,
+    net::SocketAddr,
+    path::{Path, PathBuf},
+    process::Stdio,
+    time::Duration,
+};
+
+use anyhow::{bail, Context, Result};
+use blog_stack::{clients::Emulators, report, template::Template, Stack, StackOptions};
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(about = "The stack as template.yaml deploys it, on this machine")]
+struct Cli {
+    /// The repository root.
+    #[arg(long, default_value = ".")]
+    workspace: PathBuf,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build every function of the template, each alone with its own features, into
+    /// target/stack/<binary>/bootstrap (debug profile).
+    Build,
+    /// Serve the stack on BLOG_HOST:BLOG_PORT until Ctrl-C (needs the emulators:
+    /// infra/emulators/with-emulators.sh).
+    Serve {
+        /// A parameter value, `Name=Value` (repeatable); the others keep their defaults.
+        #[arg(long = "parameter", value_parser = parse_pair)]
+        parameters: Vec<(String, String)>,
+        /// Run every schedule this often, in seconds, instead of its rate.
+        #[arg(long, env = "BLOG_STACK_SCHEDULE_SECONDS")]
+        schedule_seconds: Option<u64>,
+        /// Instances a function may run at once.
+        #[arg(long, default_value_t = 4)]
+        max_instances: usize,
+    },
+    /// Write docs/iam.md from the rows the stack tests saved.
+    IamReport {
+        /// Where the tests saved their rows.
+        #[arg(long, default_value = "target/stack/iam")]
+        rows: PathBuf,
+        /// The document to write.
+        #[arg(long, default_value = "docs/iam.md")]
+        out: PathBuf,
+    },
+}
+
+fn parse_pair(text: &str) -> Result<(String, String), String> {
+    text.split_once('=')
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .ok_or_else(|| format!("{text} is not Name=Value"))
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    let cli = Cli::parse();
+    let workspace = std::fs::canonicalize(&cli.workspace)?;
+    let template = Template::load(&workspace.join("template.yaml"))?;
+    match cli.command {
+        Command::Build => build(&workspace, &template),
+        Command::Serve { parameters, schedule_seconds, max_instances } => {
+            serve(workspace, parameters, schedule_seconds, max_instances).await
+        }
+        Command::IamReport { rows, out } => {
+            let rows = report::load_rows(&workspace.join(rows))?;
+            let text = report::render(&template, &rows, "make iam-report")?;
+            std::fs::write(workspace.join(&out), text)?;
+            println!("[stack] wrote {} ({} rows)", out.display(), rows.len());
+            Ok(())
+        }
+    }
+}
+
+/// One `cargo build -p <binary>` per function, as infra/package/build.sh does for releases: a
+/// build of several would unify their features and hide an adapter one of them lacks.
+fn build(workspace: &Path, template: &Template) -> Result<()> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut binaries: Vec<String> = template.functions()?.into_iter().map(|f| f.binary).collect();
+    binaries.dedup();
+    for binary in binaries {
+        let started = std::time::Instant::now();
+        let output = std::process::Command::new(&cargo)
+            .args(["build", "-p", &binary, "--bin", &binary, "--message-format=json-render-diagnostics"])
+            .current_dir(workspace)
+            .stderr(Stdio::inherit())
+            .output()
+            .with_context(|| format!("running cargo build -p {binary}"))?;
+        if !output.status.success() {
+            bail!("cargo build -p {binary} failed");
+        }
+        let executable = String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+            .filter(|message| message["reason"] == "compiler-artifact")
+            .filter(|message| message["target"]["name"] == binary.as_str())
+            .find_map(|message| message["executable"].as_str().map(PathBuf::from))
+            .with_context(|| format!("cargo built no executable {binary}"))?;
+        let target = workspace.join("target/stack").join(&binary);
+        std::fs::create_dir_all(&target)?;
+        std::fs::copy(&executable, target.join("bootstrap"))
+            .with_context(|| format!("copying {}", executable.display()))?;
+        println!("[stack] built {binary} in {:.0?}", started.elapsed());
+    }
+    Ok(())
+}
+
+async fn serve(
+    workspace: PathBuf,
+    parameters: Vec<(String, String)>,
+    schedule_seconds: Option<u64>,
+    max_instances: usize,
+) -> Result<()> {
+    let host = std::env::var("BLOG_HOST").unwrap_or_else(|_| "127.0.0.1".into());
+    let port = std::env::var("BLOG_PORT").unwrap_or_else(|_| "3000".into());
+    let listen: SocketAddr = format!("{host}:{port}").parse().context("BLOG_HOST/BLOG_PORT")?;
+    let mut overrides: BTreeMap<String, String> = parameters.into_iter().collect();
+    let mut secret_values = BTreeMap::new();
+    // The administrator of `make dev`: the same BLOG_ADMIN_* variables, as the template's
+    // parameters and the value of its generated password secret.
+    if let (Ok(username), Ok(email)) =
+        (std::env::var("BLOG_ADMIN_USERNAME"), std::env::var("BLOG_ADMIN_EMAIL"))
+    {
+        overrides.entry("AdminUsername".into()).or_insert(username);
+        overrides.entry("AdminEmail".into()).or_insert(email);
+        if let Ok(password) = std::env::var("BLOG_ADMIN_PASSWORD") {
+            secret_values.insert("AdminPasswordSecret".to_string(), password);
+        }
+    }
+    let name = format!("blog-{}", &uuid::Uuid::new_v4().simple().to_string()[..6]);
+    let options = StackOptions {
+        template: workspace.join("template.yaml"),
+        functions_dir: workspace.join("target/stack"),
+        state_dir: workspace.join("target/stack/run").join(&name),
+        workspace,
+        name,
+        parameters: overrides,
+        secret_values,
+        listen,
+        schedule_period: schedule_seconds.map(Duration::from_secs),
+        visibility_timeout: None,
+        event_sources_enabled: true,
+        max_instances,
+        echo: true,
+        emulators: Emulators::from_env()?,
+    };
+    let stack = Stack::start(options).await?;
+    println!("[stack] serving the API on {} through the function binaries", stack.url());
+    for (logical_id, binary) in stack.function_names() {
+        println!("[stack]   {logical_id:22} target/stack/{binary}/bootstrap");
+    }
+    for (logical_id, kind) in stack.not_emulated() {
+        println!("[stack]   not emulated: {logical_id} ({kind})");
+    }
+    println!("[stack] function logs in {}; Ctrl-C stops everything", stack.options().state_dir.display());
+    tokio::signal::ctrl_c().await?;
+    let violations = stack.iam_violations();
+    for violation in &violations {
+        eprintln!("[stack] IAM: {violation}");
+    }
+    println!("[stack] stopped ({} AWS actions the template does not grant)", violations.len());
+    Ok(())
+}
