@@ -1,5 +1,6 @@
-//! Handlers of /api/v1/files. Every route needs a token; a record answers only its owner or an
-//! administrator (others get 11008, as if it did not exist).
+//! Handlers of /api/v1/files (confirm has its own module, `confirm`) and the helpers they share.
+//! Every route needs a token; a record answers only its owner or an administrator (others get
+//! 11008, as if it did not exist).
 
 use std::{sync::Arc, time::Duration};
 
@@ -137,8 +138,8 @@ pub async fn presigned(
     let upload = input::validate(body)?;
     let blobs = blobs(&ctx)?;
     let table = ctx.table.as_ref();
-    // Both outcomes need a new id: it is drawn while the object of the same content is looked
-    // up, so the two calls cost one round trip.
+    // Both outcomes need a new id: it is drawn while the caller's object of the same content is
+    // looked up, so the two calls cost one round trip.
     let (id, object) = try_join!(repo::new_id(table), stored_object(table, &caller, &upload))?;
     if let Some(object) = object {
         if let Some(view) = instant(&ctx, &caller, &upload, blobs.as_ref(), id, object).await? {
