@@ -116,9 +116,6 @@ pub struct Config {
     pub bucket_name: Option<String>,
     /// S3 endpoint override (emulators); also switches to path-style addressing.
     pub s3_endpoint: Option<String>,
-    /// Uploads carry the `pending` tag that the bucket's lifecycle rule expires until confirmed
-    /// (off only for S3-compatible servers without object tagging).
-    pub s3_tag_pending: bool,
     /// Validity of a pre-signed upload URL.
     pub upload_url_ttl: Duration,
     /// Base URL of the local gateway as browsers reach it (the local blob store's URLs).
@@ -239,7 +236,6 @@ impl Config {
             webhook_secret: lookup("BLOG_WEBHOOK_SECRET"),
             bucket_name: lookup("BLOG_BUCKET_NAME"),
             s3_endpoint: lookup("BLOG_S3_ENDPOINT"),
-            s3_tag_pending: parse(&lookup, "BLOG_S3_TAG_PENDING", true)?,
             upload_url_ttl: upload_url_ttl(&lookup)?,
             public_base_url: lookup("BLOG_PUBLIC_BASE_URL")
                 .unwrap_or_else(|| format!("http://127.0.0.1:{port}")),
@@ -313,7 +309,7 @@ mod tests {
         let defaults = config(&[("BLOG_PORT", "8080")]).unwrap();
         assert_eq!(defaults.upload_url_ttl, Duration::from_secs(900));
         assert_eq!(defaults.public_base_url, "http://127.0.0.1:8080");
-        assert!(defaults.s3_tag_pending && !defaults.in_lambda && defaults.bucket_name.is_none());
+        assert!(!defaults.in_lambda && defaults.bucket_name.is_none());
         let short = config(&[("BLOG_UPLOAD_URL_MINUTES", "5")]).unwrap();
         assert_eq!(short.upload_url_ttl, Duration::from_secs(300));
         assert!(config(&[("BLOG_UPLOAD_URL_MINUTES", "0")]).is_err());

@@ -227,7 +227,6 @@ pub async fn cloud_blobs(config: &Config) -> anyhow::Result<Arc<dyn Blobs>> {
             &sdk,
             bucket,
             config.s3_endpoint.as_deref(),
-            config.s3_tag_pending,
         );
         Ok(Arc::new(blobs))
     }

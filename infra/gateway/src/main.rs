@@ -1,7 +1,7 @@
 //! `blog-gateway`: serves the whole API locally, or creates an administrator.
 
 use anyhow::Context;
-use blog_shared::{auth::bootstrap, config::Config, setup, telemetry};
+use blog_shared::{auth::bootstrap, config::Config, files, setup, telemetry};
 use clap::{Parser, Subcommand};
 
 /// Faster than glibc's malloc for the gateway's many short-lived request buffers
@@ -49,6 +49,7 @@ async fn main() -> anyhow::Result<()> {
             let (ctx, worker) = setup::local_worker(ctx).await?;
             tokio::spawn(worker);
             let blobs = setup::gateway_blobs(&ctx.config).await?;
+            tokio::spawn(files::staging::run_stale_upload_removal(blobs.clone()));
             let ctx = ctx.with_blobs(blobs);
             let background = ctx.clone();
             tokio::spawn(async move {

@@ -1,5 +1,6 @@
-//! Handlers of /api/v1/files. Every route needs a token; a record answers only its owner or an
-//! administrator (others get 11008, as if it did not exist).
+//! Handlers of /api/v1/files (confirm has its own module, `confirm`) and the helpers they share.
+//! Every route needs a token; a record answers only its owner or an administrator (others get
+//! 11008, as if it did not exist).
 
 use std::{sync::Arc, time::Duration};
 
@@ -17,43 +18,48 @@ use crate::{
     openapi::{IdParam, Null},
     ports::{
         blobs::{Blobs, UploadSpec},
-        table::{Table, TableError},
+        table::{Key, Table, TableError},
     },
 };
 
 use super::{
     input::{self, NewUpload, PresignInput},
     model::{FileRecord, FileView, ObjectRecord, PresignedView, COMPLETED, PENDING},
-    repo::{self, Release, WriteError},
+    removal::remove_objects,
+    repo::{self, WriteError},
+    staging,
 };
 
-type Caller = Authenticated<FileError>;
-type Id = PathId<FileError>;
+pub(super) type Caller = Authenticated<FileError>;
+pub(super) type Id = PathId<FileError>;
 
 const BAD_ID: &str = "The id is not a positive integer of at most 2^53-1 (10001)";
-const UNAUTHORIZED: &str = "Token missing, malformed, tampered or expired, or the account is \
+pub(super) const UNAUTHORIZED: &str =
+    "Token missing, malformed, tampered or expired, or the account is \
     disabled or deleted (10002)";
-const NOT_FOUND: &str = "No such file, a deleted one, or someone else's (11008)";
-const STORAGE: &str = "The storage failed or none is configured (11006)";
+pub(super) const NOT_FOUND: &str = "No such file, a deleted one, or someone else's (11008)";
+pub(super) const STORAGE: &str = "The storage failed or none is configured (11006)";
 
 /// How often a write that lost a race is re-read and retried before giving up.
-const ATTEMPTS: usize = 8;
+pub(super) const ATTEMPTS: usize = 8;
 
 /// Waits a random moment before the retry after lost race number `attempt` (0-based), up to
 /// twice as long each time (at most 128 ms), so that requests contending for one record or
 /// one stored-object marker spread out instead of colliding again (half a second in all at most).
-async fn back_off(attempt: usize) {
+pub(super) async fn back_off(attempt: usize) {
     let bound = 4u64 << attempt.min(5);
     tokio::time::sleep(Duration::from_millis(rand::random_range(0..=bound))).await;
 }
 
-fn blobs(ctx: &AppContext) -> Result<Arc<dyn Blobs>, FileError> {
+/// The configured object storage, else 11006.
+pub(super) fn blobs(ctx: &AppContext) -> Result<Arc<dyn Blobs>, FileError> {
     ctx.blobs
         .clone()
         .ok_or_else(|| FileError::Storage(anyhow::anyhow!("no object storage is configured")))
 }
 
-fn table_error(error: WriteError) -> FileError {
+/// 11006 for a race lost [`ATTEMPTS`] times, else the table's error.
+pub(super) fn table_error(error: WriteError) -> FileError {
     match error {
         WriteError::Table(error) => error.into(),
         WriteError::Changed => FileError::Storage(anyhow::anyhow!(
@@ -63,19 +69,23 @@ fn table_error(error: WriteError) -> FileError {
 }
 
 /// The record `id` when `caller` may act on it, else 11008.
-async fn visible(ctx: &AppContext, caller: &Principal, id: u64) -> Result<FileRecord, FileError> {
+pub(super) async fn visible(
+    ctx: &AppContext,
+    caller: &Principal,
+    id: u64,
+) -> Result<FileRecord, FileError> {
     repo::find(ctx.table.as_ref(), id)
         .await?
         .filter(|record| record.visible_to(caller.id, caller.is_admin()))
         .ok_or(FileError::NotFound)
 }
 
+/// A new record of `owner`'s upload, PENDING until confirmed, at `file_key`.
 fn new_record(
     id: u64,
     owner: &Principal,
     upload: &NewUpload,
     file_key: String,
-    status: u8,
     blobs: &dyn Blobs,
 ) -> FileRecord {
     let now = crate::time::now_string();
@@ -86,10 +96,12 @@ fn new_record(
         file_size: upload.file_size,
         file_type: upload.file_type.clone(),
         file_key,
+        staging_key: None,
         md5: upload.md5.clone(),
+        object_marker: None,
         storage_type: blobs.storage_type().into(),
         bucket_name: blobs.bucket(),
-        upload_status: status,
+        upload_status: PENDING,
         deleted: false,
         create_time: now.clone(),
         update_time: now,
@@ -98,8 +110,8 @@ fn new_record(
 
 /// Starts an upload: a PENDING record and a signed upload URL.
 ///
-/// When a completed object of the same MD5 and size is stored already, the upload is instant:
-/// a COMPLETED record pointing at it, and nothing to upload.
+/// When the caller has a completed file of the same verified MD5 and size, the upload is
+/// instant: a COMPLETED record pointing at its stored object, and nothing to upload.
 #[utoipa::path(
     post,
     path = "/presigned",
@@ -109,7 +121,7 @@ fn new_record(
     request_body = PresignInput,
     responses(
         (status = 200, description = "A PENDING record and where to PUT the bytes, or (`instant`) \
-            a COMPLETED record sharing stored content", body = Envelope<PresignedView>),
+            a COMPLETED record sharing the caller's stored content", body = Envelope<PresignedView>),
         (status = 400, description = "A field is missing or malformed (10001), the type is not \
             permitted or does not fit the extension (11002), the size is outside 1 byte-10 MB \
             (11003), or the name is invalid (11004)", body = Error),
@@ -126,24 +138,27 @@ pub async fn presigned(
     let upload = input::validate(body)?;
     let blobs = blobs(&ctx)?;
     let table = ctx.table.as_ref();
-    // Both outcomes need a new id: it is drawn while the object of the same content is looked
-    // up, so the two calls cost one round trip.
-    let (id, object) = try_join!(repo::new_id(table), stored_object(table, &upload))?;
+    // Both outcomes need a new id: it is drawn while the caller's object of the same content is
+    // looked up, so the two calls cost one round trip.
+    let (id, object) = try_join!(repo::new_id(table), stored_object(table, &caller, &upload))?;
     if let Some(object) = object {
         if let Some(view) = instant(&ctx, &caller, &upload, blobs.as_ref(), id, object).await? {
             return Ok(FileOk(view));
         }
     }
     let file_key = input::new_key(&upload.extension, chrono::Utc::now());
+    let staging_key = staging::staging_key(&file_key);
     let spec = UploadSpec {
-        key: file_key.clone(),
+        key: staging_key.clone(),
         content_type: upload.file_type.clone(),
         content_length: upload.file_size,
-        md5: upload.md5_bytes(),
         expires: ctx.config.upload_url_ttl,
     };
     let signed = blobs.presign_put(&spec).await.map_err(FileError::PresignFailed)?;
-    let record = new_record(id, &caller, &upload, file_key.clone(), PENDING, blobs.as_ref());
+    let record = FileRecord {
+        staging_key: Some(staging_key),
+        ..new_record(id, &caller, &upload, file_key.clone(), blobs.as_ref())
+    };
     repo::create(table, &record).await?;
     Ok(FileOk(PresignedView {
         upload_url: Some(signed.url),
@@ -154,19 +169,20 @@ pub async fn presigned(
     }))
 }
 
-/// The marker of the stored object with the upload's content, when it declares an MD5.
+/// The marker (key and item) of the caller's stored object with the upload's content, when the
+/// upload declares an MD5.
 async fn stored_object(
     table: &dyn Table,
+    caller: &Principal,
     upload: &NewUpload,
-) -> Result<Option<ObjectRecord>, TableError> {
-    match &upload.md5 {
-        Some(md5) => repo::find_object(table, md5, upload.file_size).await,
-        None => Ok(None),
-    }
+) -> Result<Option<(Key, ObjectRecord)>, TableError> {
+    let Some(md5) = &upload.md5 else { return Ok(None) };
+    let key = repo::object_key(caller.id, md5, upload.file_size);
+    Ok(repo::find_object(table, &key).await?.map(|object| (key, object)))
 }
 
-/// A new COMPLETED record `id` for `caller` pointing at `object`, the stored object of the
-/// same content, re-read after each lost race; `None` once it is gone. Nothing of the other
+/// A new COMPLETED record `id` for `caller` pointing at `object`, the caller's stored object of
+/// the same content, re-read after each lost race; `None` once it is gone. Nothing of the other
 /// records sharing the object is revealed.
 async fn instant(
     ctx: &AppContext,
@@ -174,18 +190,22 @@ async fn instant(
     upload: &NewUpload,
     blobs: &dyn Blobs,
     id: u64,
-    mut object: ObjectRecord,
+    (marker, mut object): (Key, ObjectRecord),
 ) -> Result<Option<PresignedView>, FileError> {
     let table = ctx.table.as_ref();
     for attempt in 0..ATTEMPTS {
         if attempt > 0 {
-            match stored_object(table, upload).await? {
-                Some(current) => object = current,
+            match stored_object(table, caller, upload).await? {
+                Some((_, current)) => object = current,
                 None => return Ok(None),
             }
         }
-        let record = new_record(id, caller, upload, object.file_key.clone(), COMPLETED, blobs);
-        match repo::create_instant(table, &record, &object).await {
+        let record = FileRecord {
+            upload_status: COMPLETED,
+            object_marker: Some(marker.pk.clone()),
+            ..new_record(id, caller, upload, object.file_key.clone(), blobs)
+        };
+        match repo::create_instant(table, &record, marker.clone(), &object).await {
             Ok(()) => {
                 return Ok(Some(PresignedView {
                     upload_url: None,
@@ -200,51 +220,6 @@ async fn instant(
         }
     }
     Ok(None)
-}
-
-/// Confirms an upload: PENDING → COMPLETED (a COMPLETED file answers success unchanged).
-///
-/// The storage makes the object permanent; when it holds the object and the uploader declared
-/// an MD5 (which the storage verified on upload), the object becomes the one instant uploads
-/// of that content share.
-#[utoipa::path(
-    patch,
-    path = "/{id}/confirm",
-    operation_id = "confirmUpload",
-    tag = "files",
-    security(("bearerAuth" = [])),
-    params(IdParam),
-    responses(
-        (status = 200, description = "COMPLETED (also when it was already)", body = Envelope<Null>),
-        (status = 400, description = BAD_ID, body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
-        (status = 404, description = NOT_FOUND, body = Error),
-        (status = 500, description = STORAGE, body = Error),
-    )
-)]
-pub async fn confirm(
-    State(ctx): State<AppContext>,
-    Authenticated(caller, ..): Caller,
-    PathId(id, ..): Id,
-) -> Result<FileOk<()>, FileError> {
-    let blobs = blobs(&ctx)?;
-    let mut record = visible(&ctx, &caller, id).await?;
-    for attempt in 0..ATTEMPTS {
-        if record.upload_status == COMPLETED {
-            return Ok(FileOk(()));
-        }
-        let stored = blobs.confirm(&record.file_key).await.map_err(FileError::Storage)?;
-        let now = crate::time::now_string();
-        match repo::complete(ctx.table.as_ref(), &record, stored, &now).await {
-            Ok(_) => return Ok(FileOk(())),
-            Err(WriteError::Changed) => {
-                back_off(attempt).await;
-                record = visible(&ctx, &caller, id).await?;
-            }
-            Err(other) => return Err(table_error(other)),
-        }
-    }
-    Err(table_error(WriteError::Changed))
 }
 
 /// A file record.
@@ -326,7 +301,8 @@ pub async fn access_url(
 
 /// Deletes a file record (success also when there is no such record).
 ///
-/// The stored object is removed after the answer when no live record points at it any more.
+/// The stored object is removed after the answer when no live record points at it any more,
+/// and so is anything still staged for the record.
 #[utoipa::path(
     delete,
     path = "/{id}",
@@ -356,13 +332,15 @@ pub async fn delete(
         if !record.visible_to(caller.id, caller.is_admin()) {
             return Err(FileError::NotFound);
         }
-        let release = release_of(table, &record).await?;
+        let release = repo::release_of(table, &record).await?;
         let now = crate::time::now_string();
         match repo::mark_deleted(table, &record, &release, &now).await {
             Ok(()) => {
+                let mut unused: Vec<String> = record.staging_key.into_iter().collect();
                 if release.removes_object() {
-                    super::removal::remove_object(&ctx, blobs, record.file_key).await;
+                    unused.push(record.file_key);
                 }
+                remove_objects(&ctx, blobs, unused).await;
                 return Ok(FileOk(()));
             }
             Err(WriteError::Changed) => back_off(attempt).await,
@@ -370,19 +348,4 @@ pub async fn delete(
         }
     }
     Err(table_error(WriteError::Changed))
-}
-
-/// Whether `record` is counted in its content's marker: it is COMPLETED, declared an MD5, and
-/// the marker points at its object.
-async fn release_of(
-    table: &dyn crate::ports::table::Table,
-    record: &FileRecord,
-) -> Result<Release, FileError> {
-    let (COMPLETED, Some(md5)) = (record.upload_status, &record.md5) else {
-        return Ok(Release::Sole);
-    };
-    Ok(match repo::find_object(table, md5, record.file_size).await? {
-        Some(object) if object.file_key == record.file_key => Release::Counted(object),
-        _ => Release::Sole,
-    })
 }

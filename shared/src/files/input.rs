@@ -47,8 +47,8 @@ pub struct PresignInput {
     /// MIME type (case-insensitive): JPEG, PNG, GIF, WebP, PDF or DOCX.
     #[schema(schema_with = permitted_types, required = true)]
     file_type: Option<String>,
-    /// MD5 of the content in 32 hex digits: an upload of stored content is instant, and the
-    /// storage verifies the bytes against it.
+    /// MD5 of the content in 32 hex digits: confirm verifies the uploaded bytes against it, and
+    /// once verified, an upload of the same content by the same user is instant.
     #[schema(pattern = "^[0-9A-Fa-f]{32}$")]
     md5: Option<String>,
 }
@@ -71,18 +71,6 @@ pub struct NewUpload {
     pub extension: String,
     /// MD5 as 32 lower-case hex digits, when given.
     pub md5: Option<String>,
-}
-
-impl NewUpload {
-    /// The MD5 as bytes, when given.
-    pub fn md5_bytes(&self) -> Option<[u8; 16]> {
-        let hex = self.md5.as_deref()?;
-        let mut bytes = [0u8; 16];
-        for (i, byte) in bytes.iter_mut().enumerate() {
-            *byte = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
-        }
-        Some(bytes)
-    }
 }
 
 /// Checks a presigned body; each broken rule answers its own code (10001, 11002, 11003, 11004).
@@ -175,7 +163,6 @@ mod tests {
         assert_eq!(upload.file_type, "image/jpeg");
         assert_eq!(upload.extension, "jpeg");
         assert_eq!(upload.md5.as_deref(), Some("ab".repeat(16).as_str()));
-        assert_eq!(upload.md5_bytes(), Some([0xab; 16]));
         assert_eq!(code(validate(input("report.docx", 1, DOCX, None))), "ok");
     }
 

@@ -1,12 +1,15 @@
-//! Files: pre-signed uploads straight to object storage, confirmation, metadata, time-limited
-//! access URLs, deletion, and instant upload of content that is stored already. Records live in
-//! the table; bytes never pass through the service (the blobs port signs URLs instead).
+//! Files: pre-signed uploads straight to object storage (staged until confirmed), confirmation
+//! that checks the uploaded bytes, metadata, time-limited access URLs, deletion, and instant
+//! upload of content the caller stored already. Records live in the table; bytes never pass
+//! through the service (the blobs port signs URLs instead).
 
+mod confirm;
 mod handlers;
 pub mod input;
 pub mod model;
 mod removal;
 pub mod repo;
+pub mod staging;
 
 use axum::{
     routing::{get, patch, post},
@@ -22,7 +25,7 @@ pub const BASE: &str = "/api/v1/files";
 #[derive(utoipa::OpenApi)]
 #[openapi(paths(
     handlers::presigned,
-    handlers::confirm,
+    confirm::confirm,
     handlers::metadata,
     handlers::access_url,
     handlers::delete
@@ -34,7 +37,7 @@ pub fn router(ctx: AppContext) -> Router {
     let routes = Router::new()
         .route("/presigned", post(handlers::presigned))
         .route("/{id}", get(handlers::metadata).delete(handlers::delete))
-        .route("/{id}/confirm", patch(handlers::confirm))
+        .route("/{id}/confirm", patch(confirm::confirm))
         .route("/{id}/access-url", get(handlers::access_url));
     crate::http::area(BASE, routes, ctx)
 }

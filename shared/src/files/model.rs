@@ -11,7 +11,8 @@ use crate::openapi::{api_time, id_string};
 pub const PENDING: u8 = 0;
 /// `uploadStatus` of a confirmed (or instant) record.
 pub const COMPLETED: u8 = 1;
-/// `uploadStatus` reserved for failed uploads (never set by this service).
+/// `uploadStatus` of an upload whose stored bytes did not match the declared size or MD5 at
+/// confirm (final: a new upload starts over).
 pub const FAILED: u8 = 2;
 
 /// A stored file record (`FILE#<id>` / `META`). Deleting marks it `deleted`; it then answers
@@ -29,11 +30,22 @@ pub struct FileRecord {
     pub file_size: u64,
     /// MIME type (lower case).
     pub file_type: String,
-    /// Key of the stored object.
+    /// Key of the stored object once confirmed.
     pub file_key: String,
-    /// MD5 of the content (32 lower-case hex digits), when the uploader declared it.
+    /// Key the upload URL writes to, from which confirm copies the verified bytes to
+    /// `file_key`; `None` for instant records and for records written before uploads were
+    /// staged (their bytes went straight to `file_key`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub staging_key: Option<String>,
+    /// MD5 of the content (32 lower-case hex digits), when the uploader declared it; verified
+    /// against the stored bytes at confirm.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub md5: Option<String>,
+    /// Partition key of the stored-object marker that counts this record (`OBJECT#<ownerId>#
+    /// <md5>#<size>`); `None` when no marker counts it, or for records written before markers
+    /// were per owner (see [`super::repo::marker_of`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object_marker: Option<String>,
     /// `S3` or `LOCAL`.
     pub storage_type: String,
     /// Bucket of the stored object.
@@ -50,6 +62,12 @@ pub struct FileRecord {
 }
 
 impl FileRecord {
+    /// Where the upload URL put the bytes: the staging key, or `file_key` for a record written
+    /// before uploads were staged.
+    pub fn uploaded_key(&self) -> &str {
+        self.staging_key.as_deref().unwrap_or(&self.file_key)
+    }
+
     /// Whether `caller` may act on the record: its owner, or an administrator.
     pub fn visible_to(&self, caller_id: u64, caller_is_admin: bool) -> bool {
         !self.deleted && (self.owner_id == caller_id || caller_is_admin)
@@ -73,9 +91,10 @@ impl FileRecord {
     }
 }
 
-/// A stored object that completed records share (`OBJECT#<md5>#<size>` / `OBJECT`): it exists
-/// only for confirmed content whose MD5 the storage verified, and `refs` counts the live
-/// COMPLETED records pointing at `file_key`.
+/// A stored object that completed records of one owner share (`OBJECT#<ownerId>#<md5>#<size>` /
+/// `OBJECT`; markers written before they were per owner are `OBJECT#<md5>#<size>`): it exists
+/// only for confirmed content whose MD5 was verified against the stored bytes, and `refs` counts
+/// the live COMPLETED records pointing at `file_key`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectRecord {
@@ -131,22 +150,23 @@ fn storage_types() -> utoipa::openapi::Object {
     crate::openapi::string_enum("The storage provider", ["S3", "LOCAL"])
 }
 
-/// Answer of presigned: spec 4.7 plus `uploadHeaders`, the headers the PUT must carry with
-/// exactly these values (`null` with `uploadUrl` when the upload was instant).
+/// Answer of presigned: spec 4.7 plus `uploadHeaders`, the headers to send with the PUT
+/// (`null` with `uploadUrl` when the upload was instant).
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[schema(as = PresignedUpload)]
 pub struct PresignedView {
-    /// Where to PUT the bytes; `None` for an instant upload.
+    /// Where to PUT the bytes; `null` for an instant upload.
     #[schema(format = "uri", required = true)]
     pub upload_url: Option<String>,
-    /// Headers the PUT must send; `None` for an instant upload.
+    /// Headers to send with the PUT: `Content-Type`, the declared `fileType` (the URL binds it
+    /// and the length; nothing else is required); `null` for an instant upload.
     #[schema(required = true)]
     pub upload_headers: Option<BTreeMap<String, String>>,
     /// Id of the new record, as a string.
     #[schema(schema_with = id_string)]
     pub file_id: String,
-    /// Key of the stored object.
+    /// Key of the stored object once the upload is confirmed.
     pub file_key: String,
     /// The content was stored already: nothing to upload, the record is COMPLETED.
     pub instant: bool,

@@ -1,8 +1,11 @@
-//! Storage of file records and of the stored-object markers that instant uploads share. Every
-//! change of a marker's `refs` happens in one transaction with the record change that causes
-//! it, guarded by the marker's `fileKey` (and, when a record leaves, by `refs` being above 1
-//! for a decrement or at most 1 for the marker's removal), so a stored object is removed only
-//! when no live record points at it.
+//! Storage of file records and of the stored-object markers that instant uploads share. A
+//! marker belongs to one owner (`OBJECT#<ownerId>#<md5>#<size>`), and each record it counts names
+//! it in `objectMarker`; records written before markers were per owner lack that attribute and
+//! are counted, if at all, in the marker `OBJECT#<md5>#<size>`. Every change of a marker's `refs`
+//! happens in one transaction with the record change that causes it, guarded by the marker's
+//! `fileKey` (and, when a record leaves, by `refs` being above 1 for a decrement or at most 1
+//! for the marker's removal), so a stored object is removed only when no live record points at
+//! it.
 
 use crate::{
     ids::{next_id, IdKind},
@@ -10,16 +13,36 @@ use crate::{
     records,
 };
 
-use super::model::{FileRecord, ObjectRecord, COMPLETED};
+use super::model::{FileRecord, ObjectRecord, COMPLETED, FAILED};
+
+/// Sort key of every stored-object marker.
+const MARKER_SK: &str = "OBJECT";
 
 /// Key of a file record.
 pub fn file_key(id: u64) -> Key {
     Key::new(format!("FILE#{id}"), "META")
 }
 
-/// Key of the marker of the stored object with this content.
-pub fn object_key(md5: &str, size: u64) -> Key {
-    Key::new(format!("OBJECT#{md5}#{size}"), "OBJECT")
+/// Key of the marker of `owner`'s stored object with this content.
+pub fn object_key(owner: u64, md5: &str, size: u64) -> Key {
+    Key::new(format!("OBJECT#{owner}#{md5}#{size}"), MARKER_SK)
+}
+
+/// Key of a marker written before markers were per owner (shared by every user's records of
+/// that content); only releases of the records it counts still touch it.
+pub fn legacy_object_key(md5: &str, size: u64) -> Key {
+    Key::new(format!("OBJECT#{md5}#{size}"), MARKER_SK)
+}
+
+/// The marker that may count `record`: the one it names, else (a record written before markers
+/// were per owner) the legacy marker of its content; `None` when no marker can count it (not
+/// COMPLETED, or no MD5). Whether the marker does count it is for its `fileKey` to say.
+pub fn marker_of(record: &FileRecord) -> Option<Key> {
+    let md5 = record.md5.as_deref().filter(|_| record.upload_status == COMPLETED)?;
+    Some(match &record.object_marker {
+        Some(pk) => Key::new(pk.clone(), MARKER_SK),
+        None => legacy_object_key(md5, record.file_size),
+    })
 }
 
 /// A write lost a race with another request; the caller re-reads and decides again.
@@ -52,13 +75,9 @@ pub async fn find(table: &dyn Table, id: u64) -> Result<Option<FileRecord>, Tabl
     table.get(&file_key(id)).await?.map(records::from_item).transpose()
 }
 
-/// Reads the marker of the stored object with this content.
-pub async fn find_object(
-    table: &dyn Table,
-    md5: &str,
-    size: u64,
-) -> Result<Option<ObjectRecord>, TableError> {
-    table.get(&object_key(md5, size)).await?.map(records::from_item).transpose()
+/// Reads the marker at `key`.
+pub async fn find_object(table: &dyn Table, key: &Key) -> Result<Option<ObjectRecord>, TableError> {
+    table.get(key).await?.map(records::from_item).transpose()
 }
 
 /// The item of a live record, listed under its owner in `gsi1`.
@@ -74,17 +93,19 @@ pub async fn create(table: &dyn Table, record: &FileRecord) -> Result<(), TableE
     table.put(record_item(record)?, Some(Condition::NotExists)).await
 }
 
-/// Stores a new COMPLETED record pointing at `object` and counts it there, unless the marker
-/// changed meanwhile (then nothing is written).
+/// Stores a new COMPLETED record pointing at `object`, the marker at `marker` (which the record
+/// names in `objectMarker`), and counts it there, unless the marker changed meanwhile (then
+/// nothing is written).
 pub async fn create_instant(
     table: &dyn Table,
     record: &FileRecord,
+    marker: Key,
     object: &ObjectRecord,
 ) -> Result<(), WriteError> {
     let writes = vec![
         Write::Put { item: record_item(record)?, condition: Some(Condition::NotExists) },
         Write::Update {
-            key: object_key(&object.md5, object.file_size),
+            key: marker,
             update: Update::new().add("refs", 1),
             condition: Some(Condition::equals("fileKey", s(&object.file_key))),
         },
@@ -99,33 +120,33 @@ fn unchanged(record: &FileRecord) -> Condition {
     ])
 }
 
-fn completion(record: &FileRecord, now: &str) -> Write {
-    Write::Update {
-        key: file_key(record.id),
-        update: Update::new().set("uploadStatus", n(COMPLETED.into())).set("updateTime", s(now)),
-        condition: Some(unchanged(record)),
-    }
+fn status_change(record: &FileRecord, status: u8, now: &str) -> (Key, Update, Condition) {
+    let update = Update::new().set("uploadStatus", n(status.into())).set("updateTime", s(now));
+    (file_key(record.id), update, unchanged(record))
 }
 
 /// How a confirmed record relates to the stored-object marker of its content.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Completed {
-    /// The record's object became the shared one for its content (marker written, refs 1).
+    /// The record's object became the one its owner's instant uploads of that content share
+    /// (marker written, refs 1).
     Shared,
-    /// The record keeps its object to itself (no MD5, object missing, or another object of
-    /// the same content completed first).
+    /// The record keeps its object to itself (no MD5, or another object of the owner's with the
+    /// same content completed first).
     Own,
 }
 
-/// Moves a record to COMPLETED. With `share`, its object also becomes the one instant uploads
-/// of the same content point at, unless another one holds that place already.
+/// Moves a record whose stored bytes were verified to COMPLETED. With an MD5, its object also
+/// becomes the one its owner's instant uploads of that content point at, unless another one
+/// holds that place already.
 pub async fn complete(
     table: &dyn Table,
     record: &FileRecord,
-    share: bool,
     now: &str,
 ) -> Result<Completed, WriteError> {
-    if let (true, Some(md5)) = (share, &record.md5) {
+    let (key, update, condition) = status_change(record, COMPLETED, now);
+    if let Some(md5) = &record.md5 {
+        let marker_key = object_key(record.owner_id, md5, record.file_size);
         let marker = ObjectRecord {
             md5: md5.clone(),
             file_size: record.file_size,
@@ -133,10 +154,11 @@ pub async fn complete(
             refs: 1,
             create_time: now.to_string(),
         };
+        let counted = update.clone().set("objectMarker", s(&marker_key.pk));
         let writes = vec![
-            completion(record, now),
+            Write::Update { key: key.clone(), update: counted, condition: Some(condition.clone()) },
             Write::Put {
-                item: records::to_item(&marker, &object_key(md5, record.file_size))?,
+                item: records::to_item(&marker, &marker_key)?,
                 condition: Some(Condition::NotExists),
             },
         ];
@@ -146,11 +168,15 @@ pub async fn complete(
             Err(other) => return Err(changed_on_cancel(other)),
         }
     }
-    let Write::Update { key, update, condition } = completion(record, now) else {
-        unreachable!("completion is an update")
-    };
-    table.update(&key, update, condition).await.map_err(changed_on_cancel)?;
+    table.update(&key, update, Some(condition)).await.map_err(changed_on_cancel)?;
     Ok(Completed::Own)
+}
+
+/// Moves a PENDING record whose stored bytes do not match its declared size or MD5 to FAILED.
+pub async fn fail(table: &dyn Table, record: &FileRecord, now: &str) -> Result<(), WriteError> {
+    let (key, update, condition) = status_change(record, FAILED, now);
+    table.update(&key, update, Some(condition)).await.map_err(changed_on_cancel)?;
+    Ok(())
 }
 
 /// What deleting a record does to the stored-object marker it is counted in.
@@ -158,8 +184,13 @@ pub async fn complete(
 pub enum Release {
     /// The record is not counted in a marker: it is the only one pointing at its object.
     Sole,
-    /// The record is counted in `object`, read with this `refs` value.
-    Counted(ObjectRecord),
+    /// The record is counted in the marker at `key`, read as `object` (with its `refs`).
+    Counted {
+        /// Key of the marker.
+        key: Key,
+        /// The marker as read.
+        object: ObjectRecord,
+    },
 }
 
 impl Release {
@@ -167,9 +198,19 @@ impl Release {
     pub fn removes_object(&self) -> bool {
         match self {
             Release::Sole => true,
-            Release::Counted(object) => object.refs <= 1,
+            Release::Counted { object, .. } => object.refs <= 1,
         }
     }
+}
+
+/// How `record` is counted: in the marker [`marker_of`] names when that marker points at its
+/// object, else not at all.
+pub async fn release_of(table: &dyn Table, record: &FileRecord) -> Result<Release, TableError> {
+    let Some(key) = marker_of(record) else { return Ok(Release::Sole) };
+    Ok(match find_object(table, &key).await? {
+        Some(object) if object.file_key == record.file_key => Release::Counted { key, object },
+        _ => Release::Sole,
+    })
 }
 
 /// Marks a record deleted (leaving the owner index) and releases its place in the marker:
@@ -193,8 +234,8 @@ pub async fn mark_deleted(
             .remove("gsi1sk"),
         condition: Some(unchanged(record)),
     }];
-    if let Release::Counted(object) = release {
-        let key = object_key(&object.md5, object.file_size);
+    if let Release::Counted { key, object } = release {
+        let key = key.clone();
         let ours = Condition::equals("fileKey", s(&object.file_key));
         writes.push(if release.removes_object() {
             let last = Condition::LessThan("refs".into(), 2);

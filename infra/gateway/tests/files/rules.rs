@@ -111,7 +111,8 @@ pub async fn only_the_owner_or_an_administrator_acts_on_a_file(api: Api) {
     let bytes = payload("mine");
     let data = upload(&api, &owner, "mine.png", &bytes, true).await;
     let pending = crate::steps::presign(&api, &owner, "later.png", &payload("later"), false).await;
-    let pending_id = file_id(assert_ok(&pending)).to_string();
+    let pending = assert_ok(&pending).clone();
+    let pending_id = file_id(&pending).to_string();
     let path = format!("/api/v1/files/{}", file_id(&data));
     for (method, path) in [
         ("GET", path.clone()),
@@ -128,6 +129,7 @@ pub async fn only_the_owner_or_an_administrator_acts_on_a_file(api: Api) {
     assert_eq!(assert_ok(&seen)["fileName"], json!("mine.png"));
     assert_eq!(download(&api, &admin, file_id(&data)).await.body, bytes);
     let confirm = format!("/api/v1/files/{pending_id}/confirm");
+    assert_eq!(crate::steps::put_bytes(&api, &pending, &payload("later")).await.status, 200);
     assert_ok(&api.call("PATCH", &confirm, Some(&admin), None).await);
     let confirmed =
         api.call("GET", &format!("/api/v1/files/{pending_id}"), Some(&owner), None).await;
@@ -139,7 +141,13 @@ pub async fn only_the_owner_or_an_administrator_acts_on_a_file(api: Api) {
 pub async fn file_calls_cost_what_the_data_model_says(api: Api) {
     let (_, token) = api.user("counter").await;
     let bytes = payload("cost");
-    let first = upload(&api, &token, "first.png", &bytes, true).await;
+    let presigned = crate::steps::presign(&api, &token, "first.png", &bytes, true).await;
+    let first = assert_ok(&presigned).clone();
+    assert_eq!(crate::steps::put_bytes(&api, &first, &bytes).await.status, 200);
+    let (reply, counts) = api.calls_of(crate::steps::try_confirm(&api, &token, &first)).await;
+    assert_ok(&reply);
+    let expected = (counts.get, counts.transact, counts.total());
+    assert_eq!(expected, (1, 1, 2), "confirm (record, marker): {counts:?}");
     let path = format!("/api/v1/files/{}", file_id(&first));
     assert_ok(&api.call("GET", &path, Some(&token), None).await);
 

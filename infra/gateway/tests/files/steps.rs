@@ -43,6 +43,11 @@ pub async fn presign(api: &Api, token: &str, name: &str, bytes: &[u8], with_md5:
     api.call("POST", "/api/v1/files/presigned", Some(token), Some(body)).await
 }
 
+/// The key the upload URL of a presigned answer writes to (the bytes wait there until confirm).
+pub fn staged_key(data: &Value) -> String {
+    blog_shared::files::staging::staging_key(data["fileKey"].as_str().expect("fileKey"))
+}
+
 /// The headers a presigned answer tells the client to send.
 pub fn upload_headers(data: &Value) -> Vec<(String, String)> {
     let headers = data["uploadHeaders"].as_object().expect("uploadHeaders object");
@@ -53,6 +58,14 @@ pub fn upload_headers(data: &Value) -> Vec<(String, String)> {
 pub async fn put_bytes(api: &Api, data: &Value, bytes: &[u8]) -> Fetched {
     let url = data["uploadUrl"].as_str().expect("uploadUrl");
     api.fetch("PUT", url, &upload_headers(data), bytes.to_vec()).await
+}
+
+/// PUTs `bytes` to the upload URL of a presigned answer as a browser's `fetch` does: with
+/// `Content-Type: image/png` and nothing else (the body gives the length).
+pub async fn plain_put(api: &Api, data: &Value, bytes: &[u8]) -> Fetched {
+    let url = data["uploadUrl"].as_str().expect("uploadUrl");
+    let headers = [("Content-Type".to_string(), "image/png".to_string())];
+    api.fetch("PUT", url, &headers, bytes.to_vec()).await
 }
 
 /// Presigned, PUT, confirm: returns the presigned `data` (fileId, fileKey, ...).
@@ -66,10 +79,21 @@ pub async fn upload(api: &Api, token: &str, name: &str, bytes: &[u8], with_md5: 
     data
 }
 
+/// PATCH confirm of the file of a presigned answer, as answered.
+pub async fn try_confirm(api: &Api, token: &str, data: &Value) -> Reply {
+    let path = format!("/api/v1/files/{}/confirm", file_id(data));
+    api.call("PATCH", &path, Some(token), None).await
+}
+
 /// PATCH confirm of the file of a presigned answer (success expected).
 pub async fn confirm(api: &Api, token: &str, data: &Value) {
-    let path = format!("/api/v1/files/{}/confirm", file_id(data));
-    assert_eq!(assert_ok(&api.call("PATCH", &path, Some(token), None).await), &Value::Null);
+    assert_eq!(assert_ok(&try_confirm(api, token, data).await), &Value::Null);
+}
+
+/// The File object of the file of a presigned answer, as its owner (or an admin) reads it.
+pub async fn file_of(api: &Api, token: &str, data: &Value) -> Value {
+    let path = format!("/api/v1/files/{}", file_id(data));
+    assert_ok(&api.call("GET", &path, Some(token), None).await).clone()
 }
 
 /// The id of a presigned answer.

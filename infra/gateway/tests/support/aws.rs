@@ -181,15 +181,14 @@ pub fn sqs_record(message: &blog_shared::ports::events::Message, receipt: &str) 
 }
 
 /// Object storage of the API over HTTP: a fresh bucket on s3s-fs (`BLOG_TEST_S3_ENDPOINT`),
-/// which verifies signatures like S3 (it has no object tagging, so uploads go untagged); without
-/// it, the local store served by the gateway at `base`.
+/// which verifies signatures like S3; without it, the local store served by the gateway at
+/// `base`.
 pub async fn blobs(base: &str) -> (Arc<dyn Blobs>, Option<tempfile::TempDir>) {
     match std::env::var("BLOG_TEST_S3_ENDPOINT") {
         Ok(endpoint) => {
             let client = S3Blobs::test_client(&endpoint);
             let bucket = format!("files-{}", super::uuid_like());
-            let blobs =
-                S3Blobs::create_bucket(&client, &bucket, false).await.expect("s3s-fs bucket");
+            let blobs = S3Blobs::create_bucket(&client, &bucket).await.expect("s3s-fs bucket");
             (Arc::new(blobs), None)
         }
         Err(_) => {

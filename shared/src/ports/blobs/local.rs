@@ -1,10 +1,11 @@
 //! The embedded blob store: objects are files under a directory (`<BLOG_DATA_DIR>/blobs`), and
 //! its signed URLs point at the local gateway, which serves them with [`LocalBlobs::router`]
 //! (mounted at [`ROUTE_PREFIX`]). A browser PUTs bytes to an upload URL and GETs them back
-//! exactly as it would against S3: a PUT whose `Content-Type`, `Content-Length` or `Content-MD5`
-//! differ from what was signed, a tampered or an expired URL get 403 (`BadDigest` 400 when the
-//! bytes do not match the signed MD5), with S3's XML error body.
+//! exactly as it would against S3: a PUT whose `Content-Type` or `Content-Length` differ from
+//! what was signed, a tampered or an expired URL get 403 with S3's XML error body, and an
+//! optional `Content-MD5` that does not match the bytes gets 400 `BadDigest`.
 
+mod http;
 mod signature;
 
 use std::{
@@ -15,29 +16,20 @@ use std::{
 
 use anyhow::Context;
 use async_trait::async_trait;
-use axum::{
-    body::{Body, Bytes},
-    extract::{rejection::QueryRejection, Path as UrlPath, Query, State},
-    http::{header, HeaderMap, HeaderName, Method, StatusCode},
-    response::{IntoResponse, Response},
-    routing::get,
-    Router,
-};
+use axum::Router;
 use md5::{Digest, Md5};
-use serde::Deserialize;
 
-use self::signature::{Bound, Refusal, Signer};
-use super::{Blobs, PresignedUpload, UploadSpec};
+use self::signature::{Bound, Signer};
+use super::{Blobs, ListedObject, ObjectInfo, PresignedUpload, UploadSpec};
 use crate::ports::table::now_epoch_seconds;
 
 /// Path under which the gateway serves the store's signed URLs.
 pub const ROUTE_PREFIX: &str = "/_blobs";
 /// Bucket name the local store reports.
 pub const BUCKET: &str = "local";
-/// Largest object the store accepts (a signed length above it is refused).
-const MAX_OBJECT_BYTES: u64 = 64 * 1024 * 1024;
 
-const CONTENT_MD5: HeaderName = HeaderName::from_static("content-md5");
+/// Prefix of the store's temporary files (never part of an object key it hands out).
+const TEMPORARY_PREFIX: &str = ".upload-";
 
 /// Objects as files: `<root>/objects/<key>` holds the bytes, `<root>/types/<key>` the
 /// content type given at upload.
@@ -73,20 +65,15 @@ impl LocalBlobs {
     /// The routes serving the signed URLs (PUT and GET under [`ROUTE_PREFIX`]), with a CORS
     /// policy that lets a browser page of any origin use them.
     pub fn router(&self) -> Router {
-        let cors = tower_http::cors::CorsLayer::new()
-            .allow_origin(tower_http::cors::Any)
-            .allow_methods([Method::GET, Method::PUT])
-            .allow_headers([header::CONTENT_TYPE, CONTENT_MD5])
-            .expose_headers([header::ETAG])
-            .max_age(Duration::from_secs(600));
-        Router::new()
-            .route(&format!("{ROUTE_PREFIX}/{{*key}}"), get(download).put(upload))
-            .with_state(self.clone())
-            .layer(cors)
+        http::router(self.clone())
+    }
+
+    fn objects(&self) -> PathBuf {
+        self.inner.root.join("objects")
     }
 
     fn object_path(&self, key: &str) -> Option<PathBuf> {
-        valid_key(key).then(|| self.inner.root.join("objects").join(key))
+        valid_key(key).then(|| self.objects().join(key))
     }
 
     fn type_path(&self, key: &str) -> PathBuf {
@@ -100,8 +87,8 @@ impl LocalBlobs {
 
     async fn store(&self, key: &str, content_type: &str, bytes: &[u8]) -> anyhow::Result<()> {
         let path = self.object_path(key).context("invalid object key")?;
-        write_atomically(&path, bytes).await?;
-        write_atomically(&self.type_path(key), content_type.as_bytes()).await
+        write_atomically(&self.type_path(key), content_type.as_bytes()).await?;
+        write_atomically(&path, bytes).await
     }
 }
 
@@ -117,11 +104,22 @@ fn valid_key(key: &str) -> bool {
         })
 }
 
-/// Writes through a temporary file and a rename, so a reader never sees half an object.
-async fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+/// A fresh temporary path beside `path` (same directory, so a rename onto `path` is atomic).
+fn temporary_beside(path: &Path) -> anyhow::Result<PathBuf> {
     let dir = path.parent().context("object path without a directory")?;
-    tokio::fs::create_dir_all(dir).await.with_context(|| format!("creating {}", dir.display()))?;
-    let temporary = dir.join(format!(".upload-{}", uuid::Uuid::new_v4().simple()));
+    Ok(dir.join(format!("{TEMPORARY_PREFIX}{}", uuid::Uuid::new_v4().simple())))
+}
+
+async fn create_parent(path: &Path) -> anyhow::Result<()> {
+    let dir = path.parent().context("object path without a directory")?;
+    tokio::fs::create_dir_all(dir).await.with_context(|| format!("creating {}", dir.display()))
+}
+
+/// Writes through a temporary file and a rename, so a reader never sees half an object and
+/// the bytes of a file never change once it is in place.
+async fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    create_parent(path).await?;
+    let temporary = temporary_beside(path)?;
     tokio::fs::write(&temporary, bytes)
         .await
         .with_context(|| format!("writing {}", temporary.display()))?;
@@ -139,22 +137,55 @@ async fn remove_if_present(path: &Path) -> anyhow::Result<()> {
     }
 }
 
+/// The bytes of `path`, `None` when there is no such file.
+async fn read_if_present(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
+    match tokio::fs::read(path).await {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
+    }
+}
+
+fn md5_hex(bytes: &[u8]) -> String {
+    Md5::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Every file under `dir`, recursively, with its path relative to `base` as a key (temporary
+/// files left out).
+async fn files_under(base: &Path, dir: PathBuf) -> anyhow::Result<Vec<ListedObject>> {
+    let mut listed = Vec::new();
+    let mut pending = vec![dir];
+    while let Some(dir) = pending.pop() {
+        let mut entries = match tokio::fs::read_dir(&dir).await {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e).with_context(|| format!("listing {}", dir.display())),
+        };
+        while let Some(entry) = entries.next_entry().await? {
+            let metadata = entry.metadata().await?;
+            let path = entry.path();
+            if metadata.is_dir() {
+                pending.push(path);
+            } else if !entry.file_name().to_string_lossy().starts_with(TEMPORARY_PREFIX) {
+                let relative = path.strip_prefix(base).context("a path outside the store")?;
+                let key = relative.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/");
+                listed.push(ListedObject { key, modified: metadata.modified()? });
+            }
+        }
+    }
+    Ok(listed)
+}
+
 #[async_trait]
 impl Blobs for LocalBlobs {
     async fn presign_put(&self, upload: &UploadSpec) -> anyhow::Result<PresignedUpload> {
         anyhow::ensure!(valid_key(&upload.key), "invalid object key `{}`", upload.key);
         let expires = now_epoch_seconds() + upload.expires.as_secs() as i64;
         let length = upload.content_length.to_string();
-        let md5 = upload.content_md5();
-        let bound = Bound {
-            method: "PUT",
-            content_type: &upload.content_type,
-            content_length: &length,
-            content_md5: md5.as_deref().unwrap_or_default(),
-        };
+        let bound =
+            Bound { method: "PUT", content_type: &upload.content_type, content_length: &length };
         let signature = self.inner.signer.sign(&upload.key, &bound, expires);
-        let mut headers = vec![("Content-Type".to_string(), upload.content_type.clone())];
-        headers.extend(md5.map(|md5| ("Content-MD5".to_string(), md5)));
+        let headers = vec![("Content-Type".to_string(), upload.content_type.clone())];
         Ok(PresignedUpload { url: self.url(&upload.key, expires, &signature), headers })
     }
 
@@ -166,8 +197,52 @@ impl Blobs for LocalBlobs {
         Ok(self.url(key, expires, &signature))
     }
 
-    async fn confirm(&self, key: &str) -> anyhow::Result<bool> {
-        self.exists(key).await
+    async fn head(&self, key: &str) -> anyhow::Result<Option<ObjectInfo>> {
+        let path = self.object_path(key).context("invalid object key")?;
+        let bytes = read_if_present(&path).await?;
+        Ok(bytes.map(|bytes| ObjectInfo { size: bytes.len() as u64, etag: md5_hex(&bytes) }))
+    }
+
+    /// A hard link takes hold of the file now at `from` (a later upload replaces that path
+    /// with another file, never changes this one), its bytes are checked against `etag`, and a
+    /// rename puts it at `to`.
+    async fn copy_if_match(&self, from: &str, to: &str, etag: &str) -> anyhow::Result<bool> {
+        let source = self.object_path(from).context("invalid object key")?;
+        let target = self.object_path(to).context("invalid object key")?;
+        create_parent(&target).await?;
+        let held = temporary_beside(&target)?;
+        match tokio::fs::hard_link(&source, &held).await {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+            Err(e) => return Err(e).with_context(|| format!("linking {}", source.display())),
+        }
+        let outcome = async {
+            let bytes = tokio::fs::read(&held).await?;
+            if !md5_hex(&bytes).eq_ignore_ascii_case(etag) {
+                return Ok(false);
+            }
+            if let Some(content_type) = read_if_present(&self.type_path(from)).await? {
+                write_atomically(&self.type_path(to), &content_type).await?;
+            }
+            tokio::fs::rename(&held, &target)
+                .await
+                .with_context(|| format!("renaming to {}", target.display()))?;
+            Ok(true)
+        }
+        .await;
+        remove_if_present(&held).await?;
+        outcome
+    }
+
+    async fn list(&self, prefix: &str) -> anyhow::Result<Vec<ListedObject>> {
+        let objects = self.objects();
+        let dir = match prefix.rsplit_once('/') {
+            Some((dir, _)) => self.object_path(dir).context("invalid key prefix")?,
+            None => objects.clone(),
+        };
+        let mut listed = files_under(&objects, dir).await?;
+        listed.retain(|object| object.key.starts_with(prefix));
+        Ok(listed)
     }
 
     async fn delete(&self, key: &str) -> anyhow::Result<()> {
@@ -182,7 +257,7 @@ impl Blobs for LocalBlobs {
     }
 
     async fn ping(&self) -> anyhow::Result<()> {
-        let objects = self.inner.root.join("objects");
+        let objects = self.objects();
         let metadata = tokio::fs::metadata(&objects)
             .await
             .with_context(|| format!("checking {}", objects.display()))?;
@@ -201,141 +276,6 @@ impl Blobs for LocalBlobs {
     fn http_routes(&self) -> Option<Router> {
         Some(self.router())
     }
-}
-
-/// Query of a signed URL.
-#[derive(Deserialize)]
-struct Signed {
-    expires: i64,
-    signature: String,
-}
-
-/// An S3-style error answer: status and `<Error><Code>..</Code><Message>..</Message></Error>`.
-fn s3_error(status: StatusCode, code: &str, message: &str) -> Response {
-    let body = format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>{code}</Code><Message>{message}</Message></Error>"
-    );
-    (status, [(header::CONTENT_TYPE, "application/xml")], body).into_response()
-}
-
-fn refused(refusal: Refusal) -> Response {
-    match refusal {
-        Refusal::Expired => s3_error(StatusCode::FORBIDDEN, "AccessDenied", "Request has expired"),
-        Refusal::Mismatch => s3_error(
-            StatusCode::FORBIDDEN,
-            "SignatureDoesNotMatch",
-            "The request signature does not match the signed headers",
-        ),
-    }
-}
-
-fn header_text<'a>(headers: &'a HeaderMap, name: &HeaderName) -> &'a str {
-    headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default()
-}
-
-fn internal(error: anyhow::Error) -> Response {
-    tracing::error!(error = format!("{error:#}"), "local blob store failure");
-    s3_error(StatusCode::INTERNAL_SERVER_ERROR, "InternalError", "We encountered an internal error")
-}
-
-async fn upload(
-    State(store): State<LocalBlobs>,
-    UrlPath(key): UrlPath<String>,
-    query: Result<Query<Signed>, QueryRejection>,
-    headers: HeaderMap,
-    body: Body,
-) -> Response {
-    let Ok(Query(signed)) = query else {
-        return s3_error(
-            StatusCode::FORBIDDEN,
-            "AccessDenied",
-            "Query-string authentication required",
-        );
-    };
-    let content_length = header_text(&headers, &header::CONTENT_LENGTH);
-    let bound = Bound {
-        method: "PUT",
-        content_type: header_text(&headers, &header::CONTENT_TYPE),
-        content_length,
-        content_md5: header_text(&headers, &CONTENT_MD5),
-    };
-    let now = now_epoch_seconds();
-    if let Err(refusal) =
-        store.inner.signer.verify(&key, &bound, signed.expires, &signed.signature, now)
-    {
-        return refused(refusal);
-    }
-    let Some(length) = content_length.parse::<u64>().ok().filter(|n| *n <= MAX_OBJECT_BYTES) else {
-        return s3_error(StatusCode::BAD_REQUEST, "InvalidArgument", "Unusable Content-Length");
-    };
-    let bytes: Bytes = match axum::body::to_bytes(body, length as usize).await {
-        Ok(bytes) if bytes.len() as u64 == length => bytes,
-        _ => {
-            return s3_error(
-                StatusCode::BAD_REQUEST,
-                "IncompleteBody",
-                "Body length differs from Content-Length",
-            )
-        }
-    };
-    let digest = Md5::digest(&bytes);
-    if !bound.content_md5.is_empty() {
-        use base64::Engine;
-        let expected = base64::engine::general_purpose::STANDARD.decode(bound.content_md5);
-        if expected.ok().as_deref() != Some(digest.as_slice()) {
-            return s3_error(
-                StatusCode::BAD_REQUEST,
-                "BadDigest",
-                "The Content-MD5 you specified did not match what we received",
-            );
-        }
-    }
-    if let Err(error) = store.store(&key, bound.content_type, &bytes).await {
-        return internal(error);
-    }
-    let etag: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    (StatusCode::OK, [(header::ETAG, format!("\"{etag}\""))]).into_response()
-}
-
-async fn download(
-    State(store): State<LocalBlobs>,
-    UrlPath(key): UrlPath<String>,
-    query: Result<Query<Signed>, QueryRejection>,
-) -> Response {
-    let Ok(Query(signed)) = query else {
-        return s3_error(
-            StatusCode::FORBIDDEN,
-            "AccessDenied",
-            "Query-string authentication required",
-        );
-    };
-    let bound = Bound { method: "GET", ..Bound::default() };
-    let now = now_epoch_seconds();
-    if let Err(refusal) =
-        store.inner.signer.verify(&key, &bound, signed.expires, &signed.signature, now)
-    {
-        return refused(refusal);
-    }
-    let Some(path) = store.object_path(&key) else {
-        return s3_error(StatusCode::NOT_FOUND, "NoSuchKey", "The specified key does not exist.");
-    };
-    let bytes = match tokio::fs::read(&path).await {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return s3_error(
-                StatusCode::NOT_FOUND,
-                "NoSuchKey",
-                "The specified key does not exist.",
-            )
-        }
-        Err(e) => {
-            return internal(anyhow::Error::new(e).context(format!("reading {}", path.display())))
-        }
-    };
-    let content_type = tokio::fs::read_to_string(store.type_path(&key))
-        .await
-        .unwrap_or_else(|_| "application/octet-stream".into());
-    (StatusCode::OK, [(header::CONTENT_TYPE, content_type)], bytes).into_response()
 }
 
 #[cfg(test)]

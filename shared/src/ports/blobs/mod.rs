@@ -1,10 +1,11 @@
 //! The blobs port: object storage reached by clients through pre-signed URLs. The service never
-//! carries file bytes itself; it signs a PUT that binds key, content type, length (and MD5 when
-//! known), signs time-limited GETs, and deletes objects. Two adapters: [`local::LocalBlobs`]
-//! (files under the data dir, signed URLs served by the local gateway) and `s3::S3Blobs`
-//! (aws-sdk-s3 native presigning).
+//! carries file bytes itself; it signs a PUT that binds key, content type and length, signs
+//! time-limited GETs, describes stored objects (size and entity tag), copies an object on
+//! condition that it is still the one described, lists and deletes objects. Two adapters:
+//! [`local::LocalBlobs`] (files under the data dir, signed URLs served by the local gateway) and
+//! `s3::S3Blobs` (aws-sdk-s3 native presigning).
 
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
 
@@ -12,8 +13,8 @@ pub mod local;
 #[cfg(feature = "s3")]
 pub mod s3;
 
-/// What a signed upload binds: a PUT with another key, type, length or body MD5 is refused by
-/// the storage.
+/// What a signed upload binds: a PUT with another key, type or length is refused by the
+/// storage.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UploadSpec {
     /// Object key.
@@ -22,28 +23,46 @@ pub struct UploadSpec {
     pub content_type: String,
     /// Exact body length in bytes.
     pub content_length: u64,
-    /// MD5 of the body, when the client declared one (the storage verifies the bytes).
-    pub md5: Option<[u8; 16]>,
     /// How long the URL stays valid.
     pub expires: Duration,
 }
 
-impl UploadSpec {
-    /// The `Content-MD5` header value (base64 of the digest), when an MD5 is bound.
-    pub fn content_md5(&self) -> Option<String> {
-        use base64::Engine;
-        self.md5.map(|md5| base64::engine::general_purpose::STANDARD.encode(md5))
-    }
-}
-
-/// A signed upload: the URL and the headers the PUT must send with exactly these values
-/// (`Content-Length` is implied by the body and not listed).
+/// A signed upload: the URL and the headers to send with it (`Content-Type`; `Content-Length`
+/// is implied by the body and not listed).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PresignedUpload {
     /// URL to PUT the bytes to.
     pub url: String,
-    /// Header names and values the PUT must carry.
+    /// Header names and values the PUT carries.
     pub headers: Vec<(String, String)>,
+}
+
+/// A stored object as the storage describes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObjectInfo {
+    /// Size in bytes.
+    pub size: u64,
+    /// The entity tag, without quotes. For an object stored by one PUT it is the hex MD5 of its
+    /// bytes (S3 with SSE-S3 or no encryption, and the local store); multipart uploads and
+    /// SSE-KMS give other shapes.
+    pub etag: String,
+}
+
+impl ObjectInfo {
+    /// The MD5 of the bytes (32 lower-case hex digits) when the entity tag is one.
+    pub fn md5_hex(&self) -> Option<String> {
+        let etag = self.etag.to_ascii_lowercase();
+        (etag.len() == 32 && etag.bytes().all(|b| b.is_ascii_hexdigit())).then_some(etag)
+    }
+}
+
+/// An object of a listing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ListedObject {
+    /// Its key.
+    pub key: String,
+    /// When it was last written.
+    pub modified: SystemTime,
 }
 
 /// Object storage as the files feature needs it.
@@ -55,10 +74,18 @@ pub trait Blobs: Send + Sync + 'static {
     /// Signs a download of `key` valid for `expires`.
     async fn presign_get(&self, key: &str, expires: Duration) -> anyhow::Result<String>;
 
-    /// Makes an uploaded object permanent (S3: after a HeadObject, removes the `pending` tag
-    /// that the lifecycle rule expires). Answers whether the object exists; an absent object is
-    /// not an error.
-    async fn confirm(&self, key: &str) -> anyhow::Result<bool>;
+    /// Size and entity tag of `key` (S3: HeadObject); `None` when there is no such object.
+    async fn head(&self, key: &str) -> anyhow::Result<Option<ObjectInfo>>;
+
+    /// Stores the bytes of `from` at `to` (replacing it), with the content type given at the
+    /// upload, when `from` still has the entity tag `etag` (S3: CopyObject with
+    /// `x-amz-copy-source-if-match`; the local store: a hard link and an atomic rename). Answers
+    /// `false`, copying nothing, when `from` is absent or was overwritten with other bytes.
+    /// `from` stays.
+    async fn copy_if_match(&self, from: &str, to: &str, etag: &str) -> anyhow::Result<bool>;
+
+    /// Every object whose key starts with `prefix`.
+    async fn list(&self, prefix: &str) -> anyhow::Result<Vec<ListedObject>>;
 
     /// Deletes an object; an absent object is not an error.
     async fn delete(&self, key: &str) -> anyhow::Result<()>;
@@ -79,5 +106,20 @@ pub trait Blobs: Send + Sync + 'static {
     /// signed URLs); `None` when the storage is reached elsewhere.
     fn http_routes(&self) -> Option<axum::Router> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_entity_tag_of_32_hex_digits_is_an_md5() {
+        let info = |etag: &str| ObjectInfo { size: 1, etag: etag.into() };
+        let md5 = "0123456789ABCDEF0123456789abcdef";
+        assert_eq!(info(md5).md5_hex().as_deref(), Some("0123456789abcdef0123456789abcdef"));
+        assert_eq!(info("0123456789abcdef0123456789abcdef-2").md5_hex(), None, "multipart");
+        assert_eq!(info("").md5_hex(), None);
+        assert_eq!(info("0123456789abcdef0123456789abcdeg").md5_hex(), None);
     }
 }

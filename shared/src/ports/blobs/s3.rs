@@ -1,11 +1,11 @@
 //! [`Blobs`] on Amazon S3 (or an S3-compatible server) with the SDK's native SigV4 presigning.
-//! An upload URL signs `Content-Type`, `Content-Length`, `Content-MD5` (when known) and
-//! `x-amz-tagging: pending=true`, so S3 refuses a PUT with other values; the bucket's lifecycle
-//! rule expires objects still tagged `pending` after a day and [`Blobs::confirm`] removes the tag.
-//! Every SDK error becomes an `anyhow` error naming the operation and the key, followed by the
-//! service's error code and message (or the SDK's error chain when no service answered).
+//! An upload URL signs `Content-Type` and `Content-Length`, so S3 refuses a PUT with other
+//! values; nothing else is signed, so a PUT with only `Content-Type` works (as a browser's
+//! `fetch` sends it). Every SDK error becomes an `anyhow` error naming the operation and the key,
+//! followed by the service's error code and message (or the SDK's error chain when no service
+//! answered).
 
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use crate::ports::aws::{LazyClient, SdkConfig};
 use anyhow::{anyhow, Context};
@@ -16,42 +16,32 @@ use aws_sdk_s3::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_s3::presigning::PresigningConfig;
 use aws_sdk_s3::Client;
 
-use super::{Blobs, PresignedUpload, UploadSpec};
-
-/// Tag every upload carries until it is confirmed; the lifecycle rule expires tagged objects.
-pub const PENDING_TAG: &str = "pending=true";
+use super::{Blobs, ListedObject, ObjectInfo, PresignedUpload, UploadSpec};
 
 /// The S3 adapter of the [`Blobs`] port, bound to one bucket. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct S3Blobs {
     client: LazyClient<Client>,
     bucket: String,
-    tag_pending: bool,
 }
 
 impl S3Blobs {
-    /// An adapter for `bucket` through `client`. With `tag_pending`, uploads carry
-    /// [`PENDING_TAG`] until confirmed (turn it off only for servers without object tagging).
-    pub fn new(client: Client, bucket: impl Into<String>, tag_pending: bool) -> Self {
-        Self { client: LazyClient::built(client), bucket: bucket.into(), tag_pending }
+    /// An adapter for `bucket` through `client`.
+    pub fn new(client: Client, bucket: impl Into<String>) -> Self {
+        Self { client: LazyClient::built(client), bucket: bucket.into() }
     }
 
     /// An adapter built from the shared SDK configuration; `endpoint` overrides the endpoint of
     /// S3 only (`BLOG_S3_ENDPOINT`) and switches to path-style addressing, which emulators need.
     /// Its client is built on first use (see [`LazyClient`]).
-    pub fn from_config(
-        sdk: &SdkConfig,
-        bucket: impl Into<String>,
-        endpoint: Option<&str>,
-        tag_pending: bool,
-    ) -> Self {
+    pub fn from_config(sdk: &SdkConfig, bucket: impl Into<String>, endpoint: Option<&str>) -> Self {
         let mut config = aws_sdk_s3::config::Builder::from(sdk);
         if let Some(endpoint) = endpoint {
             config = config.endpoint_url(endpoint).force_path_style(true);
         }
         let config = config.build();
         let client = LazyClient::new(move || Client::from_conf(config.clone()));
-        Self { client, bucket: bucket.into(), tag_pending }
+        Self { client, bucket: bucket.into() }
     }
 
     /// An S3 client for the server at `endpoint` with static test credentials (`test`/`test`,
@@ -70,11 +60,7 @@ impl S3Blobs {
 
     /// Creates `bucket` on the server behind `client` (an existing one is reused) and returns
     /// an adapter for it. For emulators and tests: the production bucket comes from the template.
-    pub async fn create_bucket(
-        client: &Client,
-        bucket: &str,
-        tag_pending: bool,
-    ) -> anyhow::Result<Self> {
+    pub async fn create_bucket(client: &Client, bucket: &str) -> anyhow::Result<Self> {
         match client.create_bucket().bucket(bucket).send().await {
             Ok(_) => {}
             Err(e)
@@ -83,7 +69,7 @@ impl S3Blobs {
                 }) => {}
             Err(e) => return Err(sdk_error("CreateBucket", bucket, e)),
         }
-        Ok(Self::new(client.clone(), bucket, tag_pending))
+        Ok(Self::new(client.clone(), bucket))
     }
 
     /// The underlying SDK client.
@@ -113,6 +99,13 @@ where
     }
 }
 
+/// Whether an error says a condition of the request did not hold (`PreconditionFailed`, 412).
+fn is_precondition_failed<E: ProvideErrorMetadata>(error: &SdkError<E, HttpResponse>) -> bool {
+    let code = error.as_service_error().and_then(|e| e.code());
+    let status = error.raw_response().map(|response| response.status().as_u16());
+    code == Some("PreconditionFailed") || status == Some(412)
+}
+
 /// Whether an error says the object does not exist (`NoSuchKey`, or a bare 404 as some
 /// S3-compatible servers answer).
 fn is_missing<E: ProvideErrorMetadata>(error: &SdkError<E, HttpResponse>) -> bool {
@@ -132,8 +125,6 @@ impl Blobs for S3Blobs {
             .key(&upload.key)
             .content_type(&upload.content_type)
             .content_length(length)
-            .set_content_md5(upload.content_md5())
-            .set_tagging(self.tag_pending.then(|| PENDING_TAG.to_string()))
             .presigned(Self::presigning(upload.expires)?)
             .await
             .map_err(|e| sdk_error("PutObject (presign)", &upload.key, e))?;
@@ -158,20 +149,51 @@ impl Blobs for S3Blobs {
         Ok(request.uri().to_string())
     }
 
-    async fn confirm(&self, key: &str) -> anyhow::Result<bool> {
-        if !self.exists(key).await? {
-            return Ok(false);
+    async fn head(&self, key: &str) -> anyhow::Result<Option<ObjectInfo>> {
+        match self.client().head_object().bucket(&self.bucket).key(key).send().await {
+            Ok(output) => {
+                let size = output.content_length().unwrap_or_default();
+                let size = u64::try_from(size).context("negative content length")?;
+                let etag = output.e_tag().unwrap_or_default().trim_matches('"').to_string();
+                Ok(Some(ObjectInfo { size, etag }))
+            }
+            Err(e) if e.as_service_error().is_some_and(|e| e.is_not_found()) => Ok(None),
+            Err(e) => Err(sdk_error("HeadObject", key, e)),
         }
-        if !self.tag_pending {
-            return Ok(true);
-        }
-        let removed =
-            self.client().delete_object_tagging().bucket(&self.bucket).key(key).send().await;
-        match removed {
+    }
+
+    async fn copy_if_match(&self, from: &str, to: &str, etag: &str) -> anyhow::Result<bool> {
+        let copied = self
+            .client()
+            .copy_object()
+            .bucket(&self.bucket)
+            .key(to)
+            .copy_source(format!("{}/{from}", self.bucket))
+            .copy_source_if_match(format!("\"{etag}\""))
+            .send()
+            .await;
+        match copied {
             Ok(_) => Ok(true),
-            Err(e) if is_missing(&e) => Ok(false),
-            Err(e) => Err(sdk_error("DeleteObjectTagging", key, e)),
+            Err(e) if is_missing(&e) || is_precondition_failed(&e) => Ok(false),
+            Err(e) => Err(sdk_error("CopyObject", &format!("{from} to {to}"), e)),
         }
+    }
+
+    async fn list(&self, prefix: &str) -> anyhow::Result<Vec<ListedObject>> {
+        let request = self.client().list_objects_v2().bucket(&self.bucket).prefix(prefix);
+        let mut pages = request.into_paginator().send();
+        let mut listed = Vec::new();
+        while let Some(page) = pages.next().await {
+            let page = page.map_err(|e| sdk_error("ListObjectsV2", prefix, e))?;
+            for object in page.contents() {
+                let (Some(key), Some(modified)) = (object.key(), object.last_modified()) else {
+                    continue;
+                };
+                let modified = SystemTime::try_from(*modified).context("last-modified time")?;
+                listed.push(ListedObject { key: key.to_string(), modified });
+            }
+        }
+        Ok(listed)
     }
 
     async fn delete(&self, key: &str) -> anyhow::Result<()> {
@@ -186,11 +208,7 @@ impl Blobs for S3Blobs {
     }
 
     async fn exists(&self, key: &str) -> anyhow::Result<bool> {
-        match self.client().head_object().bucket(&self.bucket).key(key).send().await {
-            Ok(_) => Ok(true),
-            Err(e) if e.as_service_error().is_some_and(|e| e.is_not_found()) => Ok(false),
-            Err(e) => Err(sdk_error("HeadObject", key, e)),
-        }
+        Ok(self.head(key).await?.is_some())
     }
 
     async fn ping(&self) -> anyhow::Result<()> {
@@ -212,11 +230,10 @@ impl Blobs for S3Blobs {
     }
 }
 
-/// Header names as S3 documents them (`Content-Type`, `Content-MD5`, `x-amz-tagging`).
+/// Header names as S3 documents them (`Content-Type`).
 fn canonical_header_name(name: &str) -> String {
     match name.to_ascii_lowercase().as_str() {
         "content-type" => "Content-Type".into(),
-        "content-md5" => "Content-MD5".into(),
         other => other.into(),
     }
 }
@@ -225,16 +242,15 @@ fn canonical_header_name(name: &str) -> String {
 mod tests {
     use super::*;
 
-    fn blobs(tag_pending: bool) -> S3Blobs {
-        S3Blobs::new(S3Blobs::test_client("http://127.0.0.1:9"), "bucket", tag_pending)
+    fn blobs() -> S3Blobs {
+        S3Blobs::new(S3Blobs::test_client("http://127.0.0.1:9"), "bucket")
     }
 
-    fn spec(md5: Option<[u8; 16]>) -> UploadSpec {
+    fn spec() -> UploadSpec {
         UploadSpec {
-            key: "uploads/2026/01/02/0123456789abcdef0123456789abcdef.pdf".into(),
+            key: "incoming/0123456789abcdef0123456789abcdef.pdf".into(),
             content_type: "application/pdf".into(),
             content_length: 1234,
-            md5,
             expires: Duration::from_secs(900),
         }
     }
@@ -249,33 +265,14 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn an_upload_url_signs_type_length_md5_and_the_pending_tag() {
-        let upload = blobs(true).presign_put(&spec(Some([7; 16]))).await.unwrap();
+    async fn an_upload_url_signs_only_the_key_type_and_length() {
+        let upload = blobs().presign_put(&spec()).await.unwrap();
         assert!(
-            upload.url.starts_with("http://127.0.0.1:9/bucket/uploads/2026/01/02/"),
+            upload.url.starts_with("http://127.0.0.1:9/bucket/incoming/0123456789abcdef"),
             "{}",
             upload.url
         );
         assert!(upload.url.contains("X-Amz-Expires=900"), "{}", upload.url);
-        assert_eq!(
-            signed_headers(&upload.url),
-            "content-length;content-md5;content-type;host;x-amz-tagging"
-        );
-        let mut headers = upload.headers.clone();
-        headers.sort();
-        assert_eq!(
-            headers,
-            [
-                ("Content-MD5".to_string(), "BwcHBwcHBwcHBwcHBwcHBw==".to_string()),
-                ("Content-Type".to_string(), "application/pdf".to_string()),
-                ("x-amz-tagging".to_string(), PENDING_TAG.to_string()),
-            ]
-        );
-    }
-
-    #[tokio::test]
-    async fn without_md5_or_tagging_only_type_and_length_are_signed() {
-        let upload = blobs(false).presign_put(&spec(None)).await.unwrap();
         assert_eq!(signed_headers(&upload.url), "content-length;content-type;host");
         assert_eq!(upload.headers, [("Content-Type".to_string(), "application/pdf".to_string())]);
     }
@@ -283,7 +280,7 @@ mod tests {
     #[tokio::test]
     async fn an_adapter_from_the_shared_configuration_builds_its_client_on_first_use() {
         let sdk = crate::ports::aws::example_config("eu-west-1");
-        let blobs = S3Blobs::from_config(&sdk, "bucket", Some("http://127.0.0.1:9"), true);
+        let blobs = S3Blobs::from_config(&sdk, "bucket", Some("http://127.0.0.1:9"));
         assert!(!blobs.client.is_built());
         let url = blobs.presign_get("uploads/a.pdf", Duration::from_secs(60)).await.unwrap();
         assert!(blobs.client.is_built());
@@ -293,7 +290,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_access_url_expires_as_asked() {
-        let url = blobs(true).presign_get("uploads/a.pdf", Duration::from_secs(60)).await.unwrap();
+        let url = blobs().presign_get("uploads/a.pdf", Duration::from_secs(60)).await.unwrap();
         assert!(url.contains("X-Amz-Expires=60") && url.contains("X-Amz-Signature="), "{url}");
     }
 }

@@ -1,9 +1,13 @@
 use super::*;
-use axum::http::Request;
+use axum::{
+    body::Body,
+    http::{header, Request},
+};
 use http_body_util::BodyExt;
 use tower::ServiceExt;
 
-const KEY: &str = "uploads/2026/01/02/0123456789abcdef0123456789abcdef.png";
+const KEY: &str = "incoming/0123456789abcdef0123456789abcdef.png";
+const FINAL: &str = "uploads/2026/01/02/0123456789abcdef0123456789abcdef.png";
 const BYTES: &[u8] = b"\x89PNG fake image bytes";
 
 fn store() -> (LocalBlobs, tempfile::TempDir) {
@@ -12,12 +16,11 @@ fn store() -> (LocalBlobs, tempfile::TempDir) {
     (store, dir)
 }
 
-fn spec(md5: Option<[u8; 16]>, expires: Duration) -> UploadSpec {
+fn spec(expires: Duration) -> UploadSpec {
     UploadSpec {
         key: KEY.into(),
         content_type: "image/png".into(),
         content_length: BYTES.len() as u64,
-        md5,
         expires,
     }
 }
@@ -41,7 +44,7 @@ async fn send(
     let response =
         store.router().oneshot(request.body(Body::from(body.to_vec())).unwrap()).await.unwrap();
     let status = response.status().as_u16();
-    let content_type = header_text(response.headers(), &header::CONTENT_TYPE).to_string();
+    let content_type = http::header_text(response.headers(), &header::CONTENT_TYPE).to_string();
     let bytes = response.into_body().collect().await.unwrap().to_bytes().to_vec();
     (status, content_type, bytes)
 }
@@ -55,24 +58,29 @@ fn code_of(body: &[u8]) -> String {
         .to_string()
 }
 
+/// Stores `bytes` at [`KEY`] through a signed upload URL.
+async fn upload(store: &LocalBlobs, bytes: &[u8]) {
+    let upload = UploadSpec { content_length: bytes.len() as u64, ..spec(Duration::from_secs(60)) };
+    let upload = store.presign_put(&upload).await.unwrap();
+    let (status, _, body) = send(store, "PUT", &upload.url, &upload.headers, bytes).await;
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+}
+
 #[tokio::test]
-async fn bytes_put_to_a_signed_url_come_back_from_a_signed_get() {
+async fn a_put_with_only_the_content_type_stores_bytes_a_signed_get_gives_back() {
     let (store, _dir) = store();
-    let md5: [u8; 16] = Md5::digest(BYTES).into();
-    let upload = store.presign_put(&spec(Some(md5), Duration::from_secs(900))).await.unwrap();
+    let upload = store.presign_put(&spec(Duration::from_secs(900))).await.unwrap();
     assert!(
         upload.url.starts_with(&format!("http://blobs.test/_blobs/{KEY}?expires=")),
         "{}",
         upload.url
     );
-    let names: Vec<&str> = upload.headers.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(names, ["Content-Type", "Content-MD5"]);
+    assert_eq!(upload.headers, [("Content-Type".to_string(), "image/png".to_string())]);
     assert!(!store.exists(KEY).await.unwrap());
 
     let (status, _, body) = send(&store, "PUT", &upload.url, &upload.headers, BYTES).await;
     assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
     assert!(store.exists(KEY).await.unwrap());
-    assert!(store.confirm(KEY).await.unwrap());
 
     let url = store.presign_get(KEY, Duration::from_secs(60)).await.unwrap();
     let (status, content_type, body) = send(&store, "GET", &url, &[], b"").await;
@@ -88,7 +96,7 @@ async fn bytes_put_to_a_signed_url_come_back_from_a_signed_get() {
 #[tokio::test]
 async fn a_put_with_other_headers_or_a_tampered_url_is_refused() {
     let (store, _dir) = store();
-    let upload = store.presign_put(&spec(None, Duration::from_secs(900))).await.unwrap();
+    let upload = store.presign_put(&spec(Duration::from_secs(900))).await.unwrap();
     let gif = vec![("Content-Type".to_string(), "image/gif".to_string())];
     let (status, _, body) = send(&store, "PUT", &upload.url, &gif, BYTES).await;
     assert_eq!((status, code_of(&body).as_str()), (403, "SignatureDoesNotMatch"), "other type");
@@ -108,24 +116,26 @@ async fn a_put_with_other_headers_or_a_tampered_url_is_refused() {
 }
 
 #[tokio::test]
-async fn bytes_that_do_not_match_the_signed_md5_are_refused() {
+async fn an_optional_content_md5_must_match_the_bytes() {
+    use base64::Engine;
     let (store, _dir) = store();
-    let md5: [u8; 16] = Md5::digest(BYTES).into();
-    let upload = store.presign_put(&spec(Some(md5), Duration::from_secs(900))).await.unwrap();
-    let mut other = BYTES.to_vec();
-    other[0] ^= 1;
-    let (status, _, body) = send(&store, "PUT", &upload.url, &upload.headers, &other).await;
+    let upload = store.presign_put(&spec(Duration::from_secs(900))).await.unwrap();
+    let md5 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(Md5::digest(bytes));
+    let mut headers = upload.headers.clone();
+    headers.push(("Content-MD5".into(), md5(b"other bytes")));
+    let (status, _, body) = send(&store, "PUT", &upload.url, &headers, BYTES).await;
     assert_eq!((status, code_of(&body).as_str()), (400, "BadDigest"));
-    let without_md5 = &upload.headers[..1];
-    let (status, _, _) = send(&store, "PUT", &upload.url, without_md5, BYTES).await;
-    assert_eq!(status, 403, "the MD5 header is part of the signature");
     assert!(!store.exists(KEY).await.unwrap());
+    headers.pop();
+    headers.push(("Content-MD5".into(), md5(BYTES)));
+    let (status, _, _) = send(&store, "PUT", &upload.url, &headers, BYTES).await;
+    assert_eq!(status, 200, "a matching Content-MD5 is accepted, though it is not signed");
 }
 
 #[tokio::test]
 async fn an_expired_url_is_refused() {
     let (store, _dir) = store();
-    let upload = store.presign_put(&spec(None, Duration::ZERO)).await.unwrap();
+    let upload = store.presign_put(&spec(Duration::ZERO)).await.unwrap();
     let (status, _, body) = send(&store, "PUT", &upload.url, &upload.headers, BYTES).await;
     assert_eq!((status, code_of(&body).as_str()), (403, "AccessDenied"));
     let url = store.presign_get(KEY, Duration::ZERO).await.unwrap();
@@ -137,21 +147,67 @@ async fn an_expired_url_is_refused() {
 async fn keys_never_leave_the_store_directory() {
     let (store, _dir) = store();
     for key in ["../x.png", "uploads/../../x.png", "/abs.png", "a//b.png", "a b.png", ""] {
-        let upload = UploadSpec { key: key.into(), ..spec(None, Duration::from_secs(60)) };
+        let upload = UploadSpec { key: key.into(), ..spec(Duration::from_secs(60)) };
         assert!(store.presign_put(&upload).await.is_err(), "{key}");
         assert!(store.exists(key).await.is_err(), "{key}");
+        assert!(store.head(key).await.is_err(), "{key}");
+        assert!(store.copy_if_match(KEY, key, "00").await.is_err(), "{key}");
     }
+    assert!(store.list("../").await.is_err());
 }
 
 #[tokio::test]
 async fn a_ten_megabyte_upload_is_accepted() {
     let (store, _dir) = store();
     let bytes = vec![7u8; 10 * 1024 * 1024];
-    let upload =
-        UploadSpec { content_length: bytes.len() as u64, ..spec(None, Duration::from_secs(60)) };
-    let upload = store.presign_put(&upload).await.unwrap();
-    let (status, _, body) = send(&store, "PUT", &upload.url, &upload.headers, &bytes).await;
-    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    upload(&store, &bytes).await;
     let url = store.presign_get(KEY, Duration::from_secs(60)).await.unwrap();
     assert_eq!(send(&store, "GET", &url, &[], b"").await.2.len(), bytes.len());
+}
+
+#[tokio::test]
+async fn head_gives_the_size_and_the_md5_of_the_bytes() {
+    let (store, _dir) = store();
+    assert_eq!(store.head(KEY).await.unwrap(), None);
+    upload(&store, BYTES).await;
+    let info = store.head(KEY).await.unwrap().expect("stored");
+    assert_eq!(info.size, BYTES.len() as u64);
+    assert_eq!(info.md5_hex(), Some(md5_hex(BYTES)));
+}
+
+#[tokio::test]
+async fn a_copy_takes_the_described_bytes_and_their_type_or_nothing() {
+    let (store, _dir) = store();
+    assert!(!store.copy_if_match(KEY, FINAL, &md5_hex(BYTES)).await.unwrap(), "no source");
+    upload(&store, BYTES).await;
+    assert!(!store.copy_if_match(KEY, FINAL, &md5_hex(b"other")).await.unwrap(), "other tag");
+    assert!(!store.exists(FINAL).await.unwrap());
+
+    assert!(store.copy_if_match(KEY, FINAL, &md5_hex(BYTES)).await.unwrap());
+    assert!(store.exists(KEY).await.unwrap(), "the source stays");
+    let url = store.presign_get(FINAL, Duration::from_secs(60)).await.unwrap();
+    let (status, content_type, body) = send(&store, "GET", &url, &[], b"").await;
+    assert_eq!((status, content_type.as_str(), body.as_slice()), (200, "image/png", BYTES));
+
+    let other = b"\x89PNG other image bytes";
+    upload(&store, other).await;
+    store.delete(KEY).await.unwrap();
+    assert_eq!(send(&store, "GET", &url, &[], b"").await.2, BYTES, "the copy is its own file");
+    let listed = store.list("uploads/").await.unwrap();
+    assert_eq!(listed.iter().map(|o| o.key.as_str()).collect::<Vec<_>>(), [FINAL], "no leftovers");
+}
+
+#[tokio::test]
+async fn a_listing_names_the_objects_under_a_prefix_with_their_age() {
+    let (store, _dir) = store();
+    assert_eq!(store.list("incoming/").await.unwrap(), [], "nothing stored yet");
+    let before = std::time::SystemTime::now() - Duration::from_secs(1);
+    upload(&store, BYTES).await;
+    assert!(store.copy_if_match(KEY, FINAL, &md5_hex(BYTES)).await.unwrap());
+    let listed = store.list("incoming/").await.unwrap();
+    assert_eq!(listed.iter().map(|o| o.key.as_str()).collect::<Vec<_>>(), [KEY]);
+    assert!(listed[0].modified >= before, "{:?}", listed[0].modified);
+    assert_eq!(store.list("").await.unwrap().len(), 2);
+    assert_eq!(store.list("uploads/2026/01/02/0123").await.unwrap().len(), 1);
+    assert_eq!(store.list("uploads/2027/").await.unwrap(), []);
 }
