@@ -106,6 +106,28 @@ fn is_precondition_failed<E: ProvideErrorMetadata>(error: &SdkError<E, HttpRespo
     code == Some("PreconditionFailed") || status == Some(412)
 }
 
+/// The headers a presigned `url` signs (its `X-Amz-SignedHeaders`), with their values among
+/// `headers`, but `Host` and `Content-Length` (implied by the request). Other headers the SDK
+/// put on the request are not the client's to send: inside Lambda, for one, the SDK adds the
+/// invocation's `X-Amzn-Trace-Id`, which SigV4 leaves unsigned.
+fn headers_to_send<'a>(
+    url: &str,
+    headers: impl Iterator<Item = (&'a str, &'a str)>,
+) -> Vec<(String, String)> {
+    let query = url.split_once('?').map_or("", |(_, query)| query);
+    let signed: Vec<String> = form_urlencoded::parse(query.as_bytes())
+        .find(|(name, _)| name == "X-Amz-SignedHeaders")
+        .map(|(_, list)| list.split(';').map(str::to_ascii_lowercase).collect())
+        .unwrap_or_default();
+    headers
+        .filter(|(name, _)| signed.contains(&name.to_ascii_lowercase()))
+        .filter(|(name, _)| {
+            !matches!(name.to_ascii_lowercase().as_str(), "host" | "content-length")
+        })
+        .map(|(name, value)| (canonical_header_name(name), value.to_string()))
+        .collect()
+}
+
 /// Whether an error says the object does not exist (`NoSuchKey`, or a bare 404 as some
 /// S3-compatible servers answer).
 fn is_missing<E: ProvideErrorMetadata>(error: &SdkError<E, HttpResponse>) -> bool {
@@ -128,12 +150,7 @@ impl Blobs for S3Blobs {
             .presigned(Self::presigning(upload.expires)?)
             .await
             .map_err(|e| sdk_error("PutObject (presign)", &upload.key, e))?;
-        let headers = request
-            .headers()
-            .filter(|(name, _)| !name.eq_ignore_ascii_case("content-length"))
-            .filter(|(name, _)| !name.eq_ignore_ascii_case("host"))
-            .map(|(name, value)| (canonical_header_name(name), value.to_string()))
-            .collect();
+        let headers = headers_to_send(request.uri(), request.headers());
         Ok(PresignedUpload { url: request.uri().to_string(), headers })
     }
 
@@ -244,6 +261,19 @@ mod tests {
 
     fn blobs() -> S3Blobs {
         S3Blobs::new(S3Blobs::test_client("http://127.0.0.1:9"), "bucket")
+    }
+
+    #[test]
+    fn upload_headers_are_the_signed_ones_only() {
+        let url = "http://s3/b/k?X-Amz-SignedHeaders=content-length%3Bcontent-type%3Bhost&X-Amz-Signature=0";
+        let headers = [
+            ("content-type", "image/png"),
+            ("content-length", "3"),
+            ("host", "s3"),
+            ("x-amzn-trace-id", "Root=1-00000000-000000000000000000000000"),
+        ];
+        let listed = headers_to_send(url, headers.into_iter());
+        assert_eq!(listed, [("Content-Type".to_string(), "image/png".to_string())]);
     }
 
     fn spec() -> UploadSpec {
