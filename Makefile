@@ -11,11 +11,29 @@ BLOG_ADMIN_PASSWORD ?= Admin12345
 BLOG_ADMIN_EMAIL ?= admin@example.com
 export BLOG_ADMIN_USERNAME BLOG_ADMIN_PASSWORD BLOG_ADMIN_EMAIL
 
-.PHONY: dev test tools build fmt-check clippy unit-tests emulator-tests lint-template create-admin clean
+.PHONY: dev stack test tools build fmt-check clippy unit-tests emulator-tests lint-template create-admin clean
 
 ## dev: serve every API area on http://127.0.0.1:3000 on the embedded adapters (data in .data/)
 dev:
 	$(CARGO) run -p local-gateway --bin blog-gateway -- serve
+
+## stack: the stack as template.yaml deploys it, on http://127.0.0.1:3000 (BLOG_PORT): each
+## function binary built alone as `make package` builds it, under cargo-lambda's Runtime API
+## emulator with the template's environment, behind an API Gateway front, on DynamoDB Local,
+## moto and s3s-fs (reused when running). Ctrl-C stops everything.
+stack: tools stack-build
+	$(EMULATORS)/with-emulators.sh $(CARGO) run -q -p blog-stack -- serve
+
+## stack-build: every function of template.yaml built alone, with its own features (debug),
+## into target/stack/<function>/bootstrap
+.PHONY: stack-build
+stack-build:
+	$(CARGO) run -q -p blog-stack -- build
+
+## iam-report: docs/iam.md from the AWS actions the last stack tests recorded
+.PHONY: iam-report
+iam-report:
+	$(CARGO) run -q -p blog-stack -- iam-report
 
 ## openapi: regenerate docs/openapi.json from the code (a test fails while the two differ)
 .PHONY: openapi
@@ -26,8 +44,9 @@ openapi:
 create-admin:
 	$(CARGO) run -p local-gateway --bin blog-gateway -- create-admin
 
-## test: formatting, lints, unit and API tests on both adapter sets, API fuzzing, template lint
-test: tools fmt-check clippy unit-tests fuzz-api emulator-tests lint-template
+## test: formatting, lints, unit and API tests on every target (in-process, the gateway on the
+## emulators, the stack), API fuzzing, template lint, the IAM report
+test: tools fmt-check clippy unit-tests fuzz-api emulator-tests iam-report lint-template
 
 ## tools: install the pinned emulators and linters into .tools/
 tools:
@@ -51,8 +70,11 @@ unit-tests:
 fuzz-api:
 	infra/fuzz/schemathesis.sh
 
-## emulator-tests: the tests marked as needing emulators, against DynamoDB Local
-emulator-tests:
+## emulator-tests: the tests marked as needing emulators: the gateway on DynamoDB Local, moto
+## and s3s-fs, and the stack (every function built alone first); each stack test fails when a
+## function made an AWS call template.yaml does not grant it
+emulator-tests: stack-build
+	rm -rf target/stack/iam target/stack/run
 	$(EMULATORS)/with-emulators.sh $(CARGO) test --workspace --all-features -- --ignored
 
 ## lint-template: cfn-lint and `sam validate --lint` on the SAM template (offline)

@@ -55,8 +55,7 @@ async fn the_table_the_queue_and_bedrock_use_the_endpoints_of_the_environment() 
     assert!(queue.send("{}".into()).await.is_err());
     let bedrock = lambda_config("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", &url);
     let embedder =
-        BedrockEmbedder::from_config(&bedrock, "amazon.titan-embed-text-v2:0", 256, None)
-            .unwrap();
+        BedrockEmbedder::from_config(&bedrock, "amazon.titan-embed-text-v2:0", 256, None).unwrap();
     assert!(embedder.embed("text").await.is_err());
     let seen = seen.lock().unwrap().clone();
     assert!(seen.iter().any(|s| s.ends_with("DynamoDB_20120810.GetItem")), "{seen:?}");

@@ -121,7 +121,11 @@ fn dynamodb(parts: &Parts, body: &[u8], schemas: &KeySchemas) -> Result<Vec<Acti
                         .iter()
                         .map(|r| {
                             let put = &r["PutRequest"]["Item"];
-                            if put.is_null() { &r["DeleteRequest"]["Key"] } else { put }
+                            if put.is_null() {
+                                &r["DeleteRequest"]["Key"]
+                            } else {
+                                put
+                            }
                         })
                         .collect(),
                 };

@@ -25,7 +25,7 @@ fn list(value: &Value, key: &str) -> Result<Vec<String>> {
             .iter()
             .map(|item| item.as_str().map(str::to_string).with_context(|| format!("{key} item")))
             .collect(),
-        other => Ok(vec![other.as_str().with_context(|| format!("{key}"))?.to_string()]),
+        other => Ok(vec![other.as_str().with_context(|| key.to_string())?.to_string()]),
     }
 }
 
@@ -125,7 +125,10 @@ mod tests {
     use super::*;
 
     fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
-        pairs.iter().map(|(k, v)| (HeaderName::from_static(k), HeaderValue::from_static(v))).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| (HeaderName::from_static(k), HeaderValue::from_static(v)))
+            .collect()
     }
 
     #[test]
@@ -133,8 +136,8 @@ mod tests {
         let config = json!({"AllowOrigins": ["*"], "AllowMethods": ["GET", "PUT"],
             "AllowHeaders": ["Authorization", "Content-Type"], "MaxAge": 600});
         let cors = Cors::from_configuration(&config).unwrap();
-        let request = headers(&[("origin", "https://a.example"),
-            ("access-control-request-method", "PUT")]);
+        let request =
+            headers(&[("origin", "https://a.example"), ("access-control-request-method", "PUT")]);
         let answer = cors.preflight("OPTIONS", &request).unwrap();
         assert_eq!(answer["access-control-allow-origin"], "*");
         assert_eq!(answer["access-control-allow-methods"], "GET,PUT");

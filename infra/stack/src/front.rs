@@ -142,8 +142,10 @@ async fn answer(front: &Front, peer: SocketAddr, request: Request) -> Response {
     let mut answer = match answer {
         Ok(answer) => answer,
         Err(error) => {
-            eprintln!("[front] {} answered something API Gateway cannot read: {error:#}",
-                function.config().binary);
+            eprintln!(
+                "[front] {} answered something API Gateway cannot read: {error:#}",
+                function.config().binary
+            );
             return api_gateway_error(StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error");
         }
     };

@@ -23,18 +23,26 @@ use hyper_util::{
     client::legacy::{connect::HttpConnector, Client},
     rt::TokioExecutor,
 };
-use tokio::{
-    io::{AsyncBufReadExt, AsyncRead, BufReader},
+use std::{
+    io::{BufRead, BufReader, Read},
+    os::unix::process::CommandExt,
     process::{Child, Command},
-    sync::oneshot,
 };
 
 use crate::logs::Logs;
 
-/// The Lambda Runtime API emulator: `cargo lambda watch --only-lambda-apis`.
+/// The Lambda Runtime API emulator: `cargo lambda watch --only-lambda-apis`; it stops when
+/// dropped.
 pub struct RuntimeApi {
     port: u16,
-    _child: Child,
+    child: Child,
+}
+
+impl Drop for RuntimeApi {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 impl RuntimeApi {
@@ -57,8 +65,12 @@ impl RuntimeApi {
                 .stderr(output);
             let mut child = spawn_tied(command)?;
             match wait_for_port(port, &mut child).await {
-                Ok(()) => return Ok(Self { port, _child: child }),
-                Err(error) => last_error = Some(error),
+                Ok(()) => return Ok(Self { port, child }),
+                Err(error) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    last_error = Some(error);
+                }
             }
         }
         let tail = std::fs::read_to_string(log).unwrap_or_default();
@@ -105,9 +117,9 @@ async fn wait_for_port(port: u16, child: &mut Child) -> Result<()> {
     }
 }
 
-/// Spawns `command` so that the child dies with this process (and is killed when dropped).
+/// Spawns `command` so that the child dies with the thread that started it (a worker thread
+/// of the stack's runtime, which lives as long as the stack).
 pub fn spawn_tied(mut command: Command) -> Result<Child> {
-    command.kill_on_drop(true);
     // SAFETY: prctl is async-signal-safe; it asks the kernel to kill the child when the
     // thread that forked it ends (the runtime's worker thread, which lives as long as the
     // stack).
@@ -179,7 +191,20 @@ struct Pool {
 
 struct Instance {
     alive: Arc<AtomicBool>,
-    stop: Option<oneshot::Sender<()>>,
+    pid: u32,
+}
+
+impl Instance {
+    /// Ends the process (Lambda does not wait for anything of an instance it recycles).
+    fn stop(&self) {
+        if self.alive.load(Ordering::SeqCst) {
+            // SAFETY: kill(2) on the pid of a child this stack started and has not reaped: the
+            // watcher thread reaps it only after it has exited.
+            unsafe {
+                libc::kill(self.pid as libc::pid_t, libc::SIGKILL);
+            }
+        }
+    }
 }
 
 impl Pool {
@@ -229,10 +254,8 @@ impl Function {
     /// Ends every instance; the next invocation starts a new one.
     pub fn recycle(&self) {
         let mut pool = lock(&self.pool);
-        for instance in &mut pool.instances {
-            if let Some(stop) = instance.stop.take() {
-                let _ = stop.send(());
-            }
+        for instance in &pool.instances {
+            instance.stop();
         }
         pool.instances.clear();
     }
@@ -264,10 +287,8 @@ impl Function {
     }
 
     async fn call(&self, config: &FunctionConfig, payload: Bytes) -> Result<Outcome, InvokeError> {
-        let uri = format!(
-            "http://{}/2015-03-31/functions/{}/invocations",
-            self.runtime, config.binary
-        );
+        let uri =
+            format!("http://{}/2015-03-31/functions/{}/invocations", self.runtime, config.binary);
         let request = axum::http::Request::post(uri)
             .header("content-type", "application/json")
             .body(Full::new(payload))
@@ -311,10 +332,7 @@ impl Function {
         command
             .env_clear()
             .envs(config.environment.iter().map(|(k, v)| (k, v)))
-            .env(
-                "AWS_LAMBDA_RUNTIME_API",
-                format!("http://{}/.rt/{}", self.runtime, config.binary),
-            )
+            .env("AWS_LAMBDA_RUNTIME_API", format!("http://{}/.rt/{}", self.runtime, config.binary))
             .env(
                 "AWS_LAMBDA_LOG_STREAM_NAME",
                 format!("{}/[$LATEST]{:032x}", chrono::Utc::now().format("%Y/%m/%d"), number),
@@ -326,35 +344,44 @@ impl Function {
         let mut child = spawn_tied(command)
             .with_context(|| format!("starting {}", config.bootstrap.display()))?;
         let label = format!("{}#{number}", config.binary);
-        if let Some(out) = child.stdout.take() {
-            tokio::spawn(collect(out, self.logs.clone(), label.clone()));
-        }
-        if let Some(err) = child.stderr.take() {
-            tokio::spawn(collect(err, self.logs.clone(), label.clone()));
-        }
+        let readers = [
+            child.stdout.take().map(|out| collect(out, self.logs.clone(), label.clone())),
+            child.stderr.take().map(|err| collect(err, self.logs.clone(), label.clone())),
+        ];
         let alive = Arc::new(AtomicBool::new(true));
-        let (stop, stopped) = oneshot::channel();
+        let pid = child.id();
         let (watched, pool_of, logs) = (alive.clone(), self.pool.clone(), self.logs.clone());
-        tokio::spawn(async move {
-            let status = tokio::select! {
-                status = child.wait() => status.map(|s| s.to_string()),
-                _ = stopped => child.kill().await.map(|()| "recycled".to_string()),
-            };
-            let status = status.unwrap_or_else(|e| e.to_string());
-            // The output readers may still hold the last lines: give them a moment.
-            tokio::time::sleep(Duration::from_millis(20)).await;
+        std::thread::spawn(move || {
+            let status = child.wait().map_or_else(|e| e.to_string(), |s| s.to_string());
+            for reader in readers.into_iter().flatten() {
+                let _ = reader.join();
+            }
             let last = logs.last_line_of(&label).unwrap_or_default();
             lock(&pool_of).last_exit = Some(format!("{label} {status}: {last}"));
             watched.store(false, Ordering::SeqCst);
         });
-        Ok(Instance { alive, stop: Some(stop) })
+        Ok(Instance { alive, pid })
     }
 }
 
-/// Reads an instance's output line by line into the function's logs.
-async fn collect(stream: impl AsyncRead + Unpin, logs: Logs, label: String) {
-    let mut lines = BufReader::new(stream).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        logs.push(&label, line);
+impl Drop for Function {
+    fn drop(&mut self) {
+        self.recycle();
     }
+}
+
+/// Reads an instance's output line by line into the function's logs, on a thread of its own.
+fn collect(
+    stream: impl Read + Send + 'static,
+    logs: Logs,
+    label: String,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        for line in BufReader::new(stream).lines() {
+            match line {
+                Ok(line) => logs.push(&label, line),
+                Err(_) => break,
+            }
+        }
+    })
 }

@@ -28,5 +28,6 @@ pub mod routes;
 pub mod schedule;
 mod stack;
 pub mod template;
+pub mod testing;
 
 pub use stack::{key_prefix, symbolic, Finding, Row, Stack, StackOptions};

@@ -28,9 +28,7 @@ impl Logs {
     /// Logs written to `file` (when given) and echoed to standard output with `echo`.
     pub fn new(file: Option<PathBuf>, echo: bool) -> std::io::Result<Self> {
         let file = match file {
-            Some(path) => {
-                Some(std::fs::OpenOptions::new().create(true).append(true).open(path)?)
-            }
+            Some(path) => Some(std::fs::OpenOptions::new().create(true).append(true).open(path)?),
             None => None,
         };
         let inner = Inner { lines: VecDeque::new(), file, echo };

@@ -88,7 +88,14 @@ fn build(workspace: &Path, template: &Template) -> Result<()> {
     for binary in binaries {
         let started = std::time::Instant::now();
         let output = std::process::Command::new(&cargo)
-            .args(["build", "-p", &binary, "--bin", &binary, "--message-format=json-render-diagnostics"])
+            .args([
+                "build",
+                "-p",
+                &binary,
+                "--bin",
+                &binary,
+                "--message-format=json-render-diagnostics",
+            ])
             .current_dir(workspace)
             .stderr(Stdio::inherit())
             .output()
@@ -148,6 +155,7 @@ async fn serve(
         visibility_timeout: None,
         event_sources_enabled: true,
         max_instances,
+        aws_latency: Duration::ZERO,
         echo: true,
         emulators: Emulators::from_env()?,
     };
@@ -159,7 +167,10 @@ async fn serve(
     for (logical_id, kind) in stack.not_emulated() {
         println!("[stack]   not emulated: {logical_id} ({kind})");
     }
-    println!("[stack] function logs in {}; Ctrl-C stops everything", stack.options().state_dir.display());
+    println!(
+        "[stack] function logs in {}; Ctrl-C stops everything",
+        stack.options().state_dir.display()
+    );
     tokio::signal::ctrl_c().await?;
     let violations = stack.iam_violations();
     for violation in &violations {

@@ -61,7 +61,12 @@ impl Mapping {
         });
     }
 
-    async fn receive(&self, sqs: &aws_sdk_sqs::Client, max: i32, wait: i32) -> anyhow::Result<Vec<Message>> {
+    async fn receive(
+        &self,
+        sqs: &aws_sdk_sqs::Client,
+        max: i32,
+        wait: i32,
+    ) -> anyhow::Result<Vec<Message>> {
         let received = sqs
             .receive_message()
             .queue_url(&self.queue_url)
@@ -117,7 +122,12 @@ impl Mapping {
         json!({ "Records": records })
     }
 
-    async fn deliver(&self, sqs: &aws_sdk_sqs::Client, function: &Function, messages: Vec<Message>) {
+    async fn deliver(
+        &self,
+        sqs: &aws_sdk_sqs::Client,
+        function: &Function,
+        messages: Vec<Message>,
+    ) {
         let payload = Bytes::from(self.event(&messages).to_string());
         let failed: Option<Vec<String>> = match function.invoke(payload).await {
             Ok(Outcome::Answered(answer)) if self.reports_item_failures => {

@@ -48,7 +48,8 @@ pub fn event(api: &Api, route: &Matched, request: &Request) -> Value {
     for (name, value) in request.headers {
         let value = String::from_utf8_lossy(value.as_bytes()).into_owned();
         if name == "cookie" {
-            cookies.extend(value.split(';').map(|c| c.trim().to_string()).filter(|c| !c.is_empty()));
+            cookies
+                .extend(value.split(';').map(|c| c.trim().to_string()).filter(|c| !c.is_empty()));
             continue;
         }
         headers
@@ -257,8 +258,10 @@ mod tests {
         assert_eq!(event["headers"]["x-tag"], "a,b");
         assert!(event["headers"].get("cookie").is_none());
         assert_eq!(event["cookies"], json!(["s=1", "t=2"]));
-        assert_eq!((event["body"].as_str(), event["isBase64Encoded"].as_bool()),
-            (Some("{\"x\":1}"), Some(false)));
+        assert_eq!(
+            (event["body"].as_str(), event["isBase64Encoded"].as_bool()),
+            (Some("{\"x\":1}"), Some(false))
+        );
         assert_eq!(event["requestContext"]["http"]["sourceIp"], "10.0.0.1");
         assert_eq!(event["requestContext"]["stage"], "$default");
     }
@@ -276,8 +279,10 @@ mod tests {
             source_ip: "127.0.0.1".into(),
         };
         let event = event(&Api { id: "a", account: "1" }, &route(), &request);
-        assert_eq!((event["body"].as_str(), event["isBase64Encoded"].as_bool()),
-            (Some("iVA="), Some(true)));
+        assert_eq!(
+            (event["body"].as_str(), event["isBase64Encoded"].as_bool()),
+            (Some("iVA="), Some(true))
+        );
         assert!(event.get("queryStringParameters").is_none());
     }
 
@@ -297,8 +302,10 @@ mod tests {
         assert_eq!(answer.headers.get_all("x-many").iter().count(), 2);
         assert_eq!(answer.headers["set-cookie"], "a=1");
         let bare = super::answer(b"{\"ok\":true}").unwrap();
-        assert_eq!((bare.status, bare.headers["content-type"].to_str().unwrap()),
-            (StatusCode::OK, "application/json"));
+        assert_eq!(
+            (bare.status, bare.headers["content-type"].to_str().unwrap()),
+            (StatusCode::OK, "application/json")
+        );
         assert!(super::answer(b"not json").is_err());
     }
 }

@@ -86,7 +86,9 @@ pub async fn provision(
                 "AWS::DynamoDB::Table" => {
                     table(clients, stack, &logical_id, &properties, &mut made.schemas).await?
                 }
-                "AWS::SQS::Queue" => queue(clients, stack, &logical_id, &properties, choices).await?,
+                "AWS::SQS::Queue" => {
+                    queue(clients, stack, &logical_id, &properties, choices).await?
+                }
                 "AWS::S3::Bucket" => bucket(clients, stack, &logical_id, &properties).await?,
                 "AWS::SecretsManager::Secret" => {
                     secret(clients, stack, &logical_id, &properties, choices).await?
@@ -266,8 +268,9 @@ async fn bucket(
 ) -> Result<Physical> {
     let name = match properties["BucketName"].as_str() {
         Some(name) => name.to_string(),
-        None => generated_name(&stack.to_lowercase(), &logical_id.to_lowercase(), 63)
-            .to_lowercase(),
+        None => {
+            generated_name(&stack.to_lowercase(), &logical_id.to_lowercase(), 63).to_lowercase()
+        }
     };
     clients.s3.create_bucket().bucket(&name).send().await.context("CreateBucket")?;
     Ok(Physical::new(

@@ -6,7 +6,11 @@
 //! point here too, so a browser's PUT is recorded under the function that signed it, whose
 //! role authorizes it in AWS.
 
-use std::{net::SocketAddr, sync::Arc, time::Instant};
+use std::{
+    net::SocketAddr,
+    sync::Arc,
+    time::{Duration, Instant},
+};
 
 use anyhow::{Context, Result};
 use axum::{
@@ -70,20 +74,24 @@ struct Shared {
     function: String,
     recorder: Arc<Recorder>,
     upstreams: Upstreams,
+    latency: Duration,
     client: Client<HttpConnector, Full<Bytes>>,
 }
 
 /// Starts the endpoint of `function` (its logical id) on a free port of 127.0.0.1; it runs
-/// as long as the runtime.
+/// as long as the runtime. Each call takes `latency` more than the emulator needs, as a call
+/// within an AWS region takes milliseconds where a local emulator answers in a fraction.
 pub async fn start(
     function: &str,
     recorder: Arc<Recorder>,
     upstreams: Upstreams,
+    latency: Duration,
 ) -> Result<SocketAddr> {
     let shared = Arc::new(Shared {
         function: function.to_string(),
         recorder,
         upstreams,
+        latency,
         client: Client::builder(TokioExecutor::new()).build_http(),
     });
     let app = Router::new().fallback(forward).with_state(shared);
@@ -107,7 +115,9 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
     let (mut parts, body) = request.into_parts();
     let body = match body.collect().await {
         Ok(collected) => collected.to_bytes(),
-        Err(error) => return aws_error(StatusCode::BAD_REQUEST, "IncompleteBody", &error.to_string()),
+        Err(error) => {
+            return aws_error(StatusCode::BAD_REQUEST, "IncompleteBody", &error.to_string())
+        }
     };
     let Some(service) = crate::actions::signed_service(&parts) else {
         return aws_error(StatusCode::FORBIDDEN, "MissingAuthenticationToken", "unsigned request");
@@ -129,6 +139,9 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
     }
     let metered = shared.recorder.begin(&service, &actions, &parts);
     let started = Instant::now();
+    if !shared.latency.is_zero() {
+        tokio::time::sleep(shared.latency).await;
+    }
     let answer = relay(&shared, upstream, &mut parts, body).await;
     shared.recorder.end(metered);
     let status = answer.as_ref().map_or(502, |r| r.status().as_u16());

@@ -132,9 +132,9 @@ impl Recorder {
         if service != "dynamodb" {
             return None;
         }
-        let telemetry = actions.iter().all(|action| {
-            action.leading_keys.iter().all(|key| TELEMETRY.contains(&key.as_str()))
-        });
+        let telemetry = actions
+            .iter()
+            .all(|action| action.leading_keys.iter().all(|key| TELEMETRY.contains(&key.as_str())));
         if telemetry {
             return None;
         }

@@ -23,7 +23,10 @@ pub fn load_rows(dir: &Path) -> Result<Vec<Row>> {
         let path = entry?.path();
         if path.extension().is_some_and(|e| e == "jsonl") {
             for line in std::fs::read_to_string(&path)?.lines().filter(|l| !l.is_empty()) {
-                rows.push(serde_json::from_str::<Row>(line).with_context(|| path.display().to_string())?);
+                rows.push(
+                    serde_json::from_str::<Row>(line)
+                        .with_context(|| path.display().to_string())?,
+                );
             }
         }
     }
@@ -52,7 +55,10 @@ fn symbolic_policies(template: &Template) -> Result<BTreeMap<String, (String, Po
     for spec in template.functions()? {
         let resolved: Vec<_> =
             spec.policies.iter().map(|p| resolver.resolve(p)).collect::<Result<_>>()?;
-        policies.insert(spec.logical_id.clone(), (spec.binary.clone(), Policy::from_policies(&resolved)?));
+        policies.insert(
+            spec.logical_id.clone(),
+            (spec.binary.clone(), Policy::from_policies(&resolved)?),
+        );
     }
     Ok(policies)
 }

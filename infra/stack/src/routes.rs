@@ -84,11 +84,9 @@ impl RouteTable {
             }
         }
         match best {
-            Some((_, route, path_parameters)) => Some(Matched {
-                key: route.key.clone(),
-                function: route.function,
-                path_parameters,
-            }),
+            Some((_, route, path_parameters)) => {
+                Some(Matched { key: route.key.clone(), function: route.function, path_parameters })
+            }
             None => self.default.map(|function| Matched {
                 key: "$default".into(),
                 function,

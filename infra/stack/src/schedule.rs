@@ -40,7 +40,10 @@ pub fn spawn(function: Arc<Function>, input: String, period: Duration) {
             match function.invoke(Bytes::from(input.clone())).await {
                 Ok(Outcome::Answered(_)) => {}
                 Ok(Outcome::Failed(error)) => {
-                    eprintln!("[stack] scheduled {name} failed: {}", String::from_utf8_lossy(&error))
+                    eprintln!(
+                        "[stack] scheduled {name} failed: {}",
+                        String::from_utf8_lossy(&error)
+                    )
                 }
                 Err(error) => eprintln!("[stack] scheduled {name}: {error}"),
             }

@@ -118,7 +118,7 @@ pub async fn me_shows_the_profile_without_the_password(api: Api) {
 
 pub async fn the_profile_costs_one_read_whether_the_token_check_read_the_account_or_not(api: Api) {
     let (id, token) = api.user("oscar").await;
-    api.ctx.principals.invalidate(id);
+    api.forget_principal(id);
     let me = || api.call("GET", "/api/v1/users/me", Some(&token), None);
     let (reply, counts) = api.calls_of(me()).await;
     assert_eq!(reply.body["data"]["id"], json!(id));

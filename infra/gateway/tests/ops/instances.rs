@@ -23,8 +23,6 @@ const TOKEN: &str = "actuator-token-0123456789";
 /// One answer of an instance.
 pub struct Answer {
     pub status: u16,
-    pub content_type: String,
-    pub headers: axum::http::HeaderMap,
     pub text: String,
 }
 
@@ -73,14 +71,8 @@ impl Instance {
         let response =
             self.router.clone().oneshot(request.body(Body::empty()).unwrap()).await.unwrap();
         let status = response.status().as_u16();
-        let headers = response.headers().clone();
-        let content_type = headers
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_string();
         let bytes = response.into_body().collect().await.unwrap().to_bytes();
-        Answer { status, content_type, headers, text: String::from_utf8_lossy(&bytes).into_owned() }
+        Answer { status, text: String::from_utf8_lossy(&bytes).into_owned() }
     }
 }
 
@@ -114,7 +106,12 @@ impl Table for Unreachable {
     }
 }
 
-pub async fn a_logger_level_reaches_another_running_instance_within_its_refresh_interval(api: Api) {
+pub async fn a_logger_level_reaches_another_running_instance_within_its_refresh_interval(
+    mut api: Api,
+) {
+    if api.on_stack().is_some() {
+        return a_logger_level_reaches_another_running_function(&mut api).await;
+    }
     let other = Instance::on(&api, &[("BLOG_LOG_LEVELS_REFRESH_SECONDS", "1")]).await;
     let background = other.ctx.clone();
     let refresher = tokio::spawn(async move {
@@ -134,8 +131,44 @@ pub async fn a_logger_level_reaches_another_running_instance_within_its_refresh_
     refresher.abort();
 }
 
-pub async fn the_actuator_token_guards_everything_but_the_probes(api: Api) {
-    let guarded = Instance::on(&api, &[("BLOG_ACTUATOR_TOKEN", TOKEN)]).await;
+/// On the stack: a level set through the ops function reaches the categories function, which
+/// was already running, at its first request after `LogLevelsRefreshSeconds`: its log shows
+/// the request tracing that DEBUG turns on.
+async fn a_logger_level_reaches_another_running_function(api: &mut Api) {
+    api.set_parameter("LogLevelsRefreshSeconds", "1").await;
+    let stack = api.on_stack().unwrap().clone();
+    let categories = stack.function("categories").unwrap();
+    let traced = || {
+        categories
+            .logs()
+            .lines()
+            .iter()
+            .any(|l| l.contains("\"target\":\"tower_http::trace::on_response\""))
+    };
+    assert_eq!(api.call("GET", "/api/v1/categories/tree", None, None).await.status, 200);
+    assert!(!traced(), "INFO by default");
+    let body = json!({"configuredLevel": "DEBUG"});
+    assert_eq!(
+        api.call("POST", "/actuator/loggers/tower_http", None, Some(body)).await.status,
+        204
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    while !traced() {
+        assert!(std::time::Instant::now() < deadline, "the running function never saw the level");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(api.call("GET", "/api/v1/categories/tree", None, None).await.status, 200);
+    }
+    assert_eq!(categories.cold_starts(), 1, "the same instance, still running");
+}
+
+pub async fn the_actuator_token_guards_everything_but_the_probes(mut api: Api) {
+    assert_eq!(
+        api.call("GET", "/actuator/health", None, None).await.status,
+        200,
+        "open without a token"
+    );
+    api.set_parameter("ActuatorToken", TOKEN).await;
+    let bearer = |token: &str| format!("Bearer {token}");
     for path in [
         "/actuator/health",
         "/actuator/info",
@@ -144,21 +177,23 @@ pub async fn the_actuator_token_guards_everything_but_the_probes(api: Api) {
         "/actuator/loggers/ROOT",
         "/actuator",
     ] {
-        let anonymous = guarded.get(path, None).await;
+        let anonymous = api.raw("GET", path, &[], None).await;
         assert_eq!(anonymous.status, 401, "{path}");
-        assert_eq!(anonymous.json()["status"], 401);
+        assert_eq!(anonymous.body["status"], 401);
         assert!(anonymous.headers.contains_key("www-authenticate"));
-        assert_eq!(guarded.get(path, Some("wrong-token-0123456789")).await.status, 401, "{path}");
-        assert_eq!(guarded.get(path, Some(TOKEN)).await.status, 200, "{path}");
+        let wrong = bearer("wrong-token-0123456789");
+        let wrong = api.raw("GET", path, &[("authorization", &wrong)], None).await;
+        assert_eq!(wrong.status, 401, "{path}");
+        let right = bearer(TOKEN);
+        assert_eq!(
+            api.raw("GET", path, &[("authorization", &right)], None).await.status,
+            200,
+            "{path}"
+        );
     }
     for probe in ["/actuator/health/liveness", "/actuator/health/readiness"] {
-        assert_eq!(guarded.get(probe, None).await.status, 200, "{probe}");
+        assert_eq!(api.raw("GET", probe, &[], None).await.status, 200, "{probe}");
     }
-    assert_eq!(
-        api.call("GET", "/actuator/health", None, None).await.status,
-        200,
-        "open without a token"
-    );
 }
 
 fn count(body: &Value) -> f64 {
@@ -166,8 +201,11 @@ fn count(body: &Value) -> f64 {
 }
 
 pub async fn functions_add_their_figures_to_the_table_and_the_ops_function_reads_the_totals(
-    api: Api,
+    mut api: Api,
 ) {
+    if api.on_stack().is_some() {
+        return the_functions_of_the_stack_add_their_figures(&mut api).await;
+    }
     let function = |name: &'static str| [("BLOG_METRICS_STORE", "table"), ("BLOG_FUNCTION", name)];
     let categories = Instance::on(&api, &function("categories")).await;
     let articles = Instance::on(&api, &function("articles")).await;
@@ -209,4 +247,43 @@ pub async fn functions_add_their_figures_to_the_table_and_the_ops_function_reads
     let later =
         ops.get("/actuator/metrics/http.server.requests?tag=function:ops", None).await.json();
     assert_eq!(count(&later), 4.0, "{later}");
+}
+
+/// On the stack the functions are real: the categories and articles functions add their
+/// figures to the table at their first request after `MetricsExportSeconds`, and the ops
+/// function shows the totals by function and route.
+async fn the_functions_of_the_stack_add_their_figures(api: &mut Api) {
+    api.set_parameter("MetricsExportSeconds", "1").await;
+    for _ in 0..3 {
+        assert_eq!(api.call("GET", "/api/v1/categories/tree", None, None).await.status, 200);
+    }
+    assert_eq!(api.call("GET", "/api/v1/articles/424242", None, None).await.status, 404);
+    api.wait_for_exports().await;
+    let api: &Api = api;
+    let get = |query: &'static str| {
+        let path = format!("/actuator/metrics/{query}");
+        async move { api.call("GET", &path, None, None).await }
+    };
+    let tree = get("http.server.requests?tag=function:categories&tag=uri:/api/v1/categories/tree");
+    let tree = tree.await;
+    assert_eq!(tree.status, 200, "{:?}", tree.body);
+    assert_eq!(count(&tree.body), 3.0);
+    let detail =
+        get("http.server.requests?tag=function:articles&tag=uri:/api/v1/articles/%7Bid%7D");
+    assert_eq!(count(&detail.await.body), 1.0);
+    let everything = get("http.server.requests").await.body;
+    let functions = everything["availableTags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["tag"] == "function")
+        .cloned()
+        .unwrap();
+    for function in ["articles", "categories", "ops"] {
+        assert!(functions["values"].as_array().unwrap().contains(&json!(function)), "{everything}");
+    }
+    let memory = get("jvm.memory.used?tag=function:articles").await.body;
+    assert!(count(&memory) > 1e6, "{memory}");
+    let scrape = api.text("/actuator/prometheus").await;
+    assert!(String::from_utf8_lossy(&scrape.body).contains("function=\"categories\""));
 }

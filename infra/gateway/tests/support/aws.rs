@@ -27,6 +27,8 @@ const VISIBILITY_SECONDS: u32 = 1;
 /// A message the queue's redrive policy moved to the dead-letter queue.
 #[derive(Debug)]
 pub struct DeadLetter {
+    /// The message id (SQS keeps it when it moves a message).
+    pub id: String,
     /// The message body, as sent.
     pub body: String,
     /// How often the worker was handed the message before SQS gave up on it.
@@ -127,7 +129,7 @@ impl SqsEvents {
         let letter = received.into_iter().next()?;
         let deliveries =
             self.deliveries.lock().unwrap().get(&letter.message.id).copied().unwrap_or_default();
-        Some(DeadLetter { body: letter.message.body, deliveries })
+        Some(DeadLetter { id: letter.message.id, body: letter.message.body, deliveries })
     }
 }
 

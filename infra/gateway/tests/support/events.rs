@@ -54,11 +54,31 @@ impl Api {
                 let letters = self.table.query(query).await.expect("DEADLETTER items").items;
                 let letter = serde_json::to_value(letters.first()?).expect("DynamoDB JSON");
                 Some(aws::DeadLetter {
+                    id: letter["sk"]["S"].as_str()?.to_string(),
                     body: letter["body"]["S"].as_str()?.to_string(),
                     deliveries: letter["deliveries"]["N"].as_str()?.parse().ok()?,
                 })
             }
-            Events::Sqs(sqs) => sqs.dead_letter().await,
+            Events::Sqs(sqs) => {
+                let mut letter = sqs.dead_letter().await?;
+                if let Some(stack) = &self.stack {
+                    // The worker function logs every delivery it failed.
+                    let worker = stack.function("worker").expect("the worker function");
+                    let failed = worker
+                        .logs()
+                        .lines()
+                        .iter()
+                        .filter(|line| {
+                            serde_json::from_str::<Value>(line).is_ok_and(|line| {
+                                line["message_id"] == letter.id.as_str()
+                                    && line["message"] == "event failed"
+                            })
+                        })
+                        .count();
+                    letter.deliveries = failed as u32;
+                }
+                Some(letter)
+            }
         }
     }
 
@@ -92,6 +112,56 @@ impl Api {
                 use blog_shared::ports::events::EventQueue;
                 queue.send(body.to_string()).await.expect("in-process send");
             }
+        }
+    }
+
+    /// Runs the outbox sweep once: how many events it delivered. In a process, the sweep of
+    /// everything in the outbox; on the stack, the sweep function, invoked with its schedule's
+    /// input once the events have waited the minute it leaves them to their request (their
+    /// stored times are moved a minute back, as if it had passed).
+    pub async fn sweep_outbox(&self) -> anyhow::Result<usize> {
+        let Some(stack) = &self.stack else {
+            return blog_shared::articles::events::sweep(&self.ctx, Duration::ZERO).await;
+        };
+        self.age_outbox(Duration::from_secs(61)).await;
+        let input = std::fs::read_to_string(
+            super::stack::workspace().join("events/outbox-sweep/scheduled.json"),
+        )?;
+        let input: Value = serde_json::from_str(&input)?;
+        match stack.invoke("outbox-sweep", &input).await? {
+            blog_stack::functions::Outcome::Answered(body) => {
+                let body: Value = serde_json::from_slice(&body)?;
+                body["delivered"]
+                    .as_u64()
+                    .map(|n| n as usize)
+                    .ok_or_else(|| anyhow::anyhow!("{body}"))
+            }
+            blog_stack::functions::Outcome::Failed(error) => {
+                anyhow::bail!("the sweep failed: {}", String::from_utf8_lossy(&error))
+            }
+        }
+    }
+
+    /// Moves every outbox event `by` back in time (its key and its `createdAt`).
+    async fn age_outbox(&self, by: Duration) {
+        use blog_shared::ports::table::{n, s, AttributeValue, Index, Key, Query};
+        let items =
+            self.table.query(Query::partition(Index::Primary, "OUTBOX")).await.unwrap().items;
+        for mut item in items {
+            let (Some(AttributeValue::S(sk)), Some(AttributeValue::S(body))) =
+                (item.get("sk").cloned(), item.get("body").cloned())
+            else {
+                continue;
+            };
+            let mut event: Value = serde_json::from_str(&body).unwrap();
+            let created = event["createdAt"].as_i64().unwrap() - by.as_millis() as i64;
+            event["createdAt"] = json!(created);
+            let event_id = event["eventId"].as_str().unwrap().to_string();
+            item.insert("sk".into(), s(format!("{created:015}#{event_id}")));
+            item.insert("body".into(), s(event.to_string()));
+            item.insert("createdAt".into(), n(created));
+            self.table.put(item, None).await.unwrap();
+            self.table.delete(&Key::new("OUTBOX", sk), None).await.unwrap();
         }
     }
 

@@ -135,7 +135,16 @@ impl Api {
             events::Events::InProcess { queue, receiver: tokio::sync::Mutex::new(Some(receiver)) };
         let transport = Transport::InProcess(local_gateway::app(ctx.clone()));
         let meter = Meter::Table(metered);
-        Api { transport, table, meter, events, ctx, vars: vec![], stack: None, blob_dir: Some(blob_dir) }
+        Api {
+            transport,
+            table,
+            meter,
+            events,
+            ctx,
+            vars: vec![],
+            stack: None,
+            blob_dir: Some(blob_dir),
+        }
     }
 
     /// Over HTTP through the local gateway on the AWS adapter set: a fresh table in DynamoDB
@@ -220,6 +229,23 @@ impl Api {
                 let content_type = header_of(response.headers(), "content-type");
                 let body = response.bytes().await.unwrap().to_vec();
                 Fetched { status, content_type, body }
+            }
+        }
+    }
+
+    /// A GET of `path` on the API, its body as bytes (for answers that are not JSON).
+    pub async fn text(&self, path: &str) -> Fetched {
+        match &self.transport {
+            Transport::InProcess(router) => {
+                let request = Request::builder().uri(path).body(Body::empty()).unwrap();
+                let response = router.clone().oneshot(request).await.unwrap();
+                let status = response.status().as_u16();
+                let content_type = header_of(response.headers(), "content-type");
+                let body = response.into_body().collect().await.unwrap().to_bytes().to_vec();
+                Fetched { status, content_type, body }
+            }
+            Transport::Http { base, .. } => {
+                self.fetch("GET", &format!("{base}{path}"), &[], Vec::new()).await
             }
         }
     }

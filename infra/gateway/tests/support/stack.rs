@@ -1,10 +1,5 @@
 //! The suite's third target: the stack as template.yaml deploys it (`blog_stack`), one per
-//! test, on the emulators of `infra/emulators/with-emulators.sh` and the functions' builds of
-//! `make stack-build`. Its parameters are the template's defaults but for the administrator
-//! (`AdminUsername`, `AdminEmail`, and the value of `AdminPasswordSecret`, as an operator
-//! would set it), and two accelerations of the emulated machinery: queues redeliver after 1 s
-//! instead of their visibility timeout, and the event source mapping polls only once the case
-//! starts the worker (as the other targets' queues wait for it).
+//! test, as `blog_stack::testing` describes it.
 
 use std::{collections::BTreeMap, path::PathBuf, sync::Arc, time::Duration};
 
@@ -18,13 +13,13 @@ use blog_shared::{
         table::{dynamodb::DynamoTable, Table},
     },
 };
-use blog_stack::{clients::Emulators, template::Template, Stack, StackOptions};
+use blog_stack::{template::Template, Stack};
 
 use super::{aws, events::Events, http_client, Api, Meter, Transport, ADMIN};
 
 /// The repository.
 pub fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("workspace")
+    blog_stack::testing::workspace()
 }
 
 /// Where the rows of the IAM report go (`make iam-report` reads them).
@@ -34,30 +29,7 @@ pub fn iam_rows_dir() -> PathBuf {
 
 /// Starts a stack for one test with `parameters` beyond the administrator's.
 pub async fn start(parameters: &[(&str, &str)]) -> Arc<Stack> {
-    let workspace = workspace();
-    let name = format!("t{}", &super::uuid_like()[..12]);
-    let mut overrides = BTreeMap::from([
-        ("AdminUsername".to_string(), ADMIN.0.to_string()),
-        ("AdminEmail".to_string(), ADMIN.2.to_string()),
-    ]);
-    overrides.extend(parameters.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-    let options = StackOptions {
-        template: workspace.join("template.yaml"),
-        functions_dir: std::env::var_os("BLOG_STACK_FUNCTIONS_DIR")
-            .map_or_else(|| workspace.join("target/stack"), PathBuf::from),
-        state_dir: workspace.join("target/stack/run").join(&name),
-        workspace,
-        name,
-        parameters: overrides,
-        secret_values: BTreeMap::from([("AdminPasswordSecret".into(), ADMIN.1.to_string())]),
-        listen: "127.0.0.1:0".parse().unwrap(),
-        schedule_period: None,
-        visibility_timeout: Some(1),
-        event_sources_enabled: false,
-        max_instances: 4,
-        echo: false,
-        emulators: Emulators::from_env().expect("the emulators (make test starts them)"),
-    };
+    let options = blog_stack::testing::options(ADMIN, parameters).expect("stack options");
     Arc::new(Stack::start(options).await.expect("the stack starts"))
 }
 
@@ -111,7 +83,7 @@ impl Api {
             _ => None,
         })
         .expect("config");
-        let blobs = S3Blobs::new(clients.s3.clone(), reference(&stack, "UploadsBucket"), false);
+        let blobs = S3Blobs::new(clients.s3.clone(), reference(&stack, "UploadsBucket"));
         let queue = SqsQueue::new(clients.sqs.clone(), queue_url);
         let ctx = AppContext::new(table.clone(), config, secret.as_bytes())
             .with_events(Arc::new(queue))
@@ -174,29 +146,36 @@ impl Api {
 
     /// Waits until what the functions measured so far is in the table's totals: in Lambda a
     /// function adds its figures at its first request after `MetricsExportSeconds`, so each
-    /// function that ran gets one request for a path it does not serve (counted under the
-    /// route `UNKNOWN`) after the interval. A no-op where one process measures everything.
+    /// HTTP function that ran gets one request after the interval, on a route no case counts
+    /// (its longest route, a GET where it has one, parameters `0`; answered 400, 401 or 404).
+    /// A no-op where one process measures everything.
     pub async fn wait_for_exports(&self) {
         let Some(stack) = &self.stack else { return };
         let parameters = stack.parameters();
         let seconds: u64 = parameters.get("MetricsExportSeconds").unwrap_or("60").parse().unwrap();
         tokio::time::sleep(Duration::from_millis(seconds * 1000 + 100)).await;
-        for (logical_id, binary) in stack.function_names() {
+        for (logical_id, _) in stack.function_names() {
             let function = stack.function(&logical_id).unwrap();
-            if function.cold_starts() == 0 || matches!(binary.as_str(), "worker" | "outbox-sweep")
-            {
+            let routes = stack.http_routes(&logical_id);
+            let longest = |method: Option<&str>| {
+                routes
+                    .iter()
+                    .filter(|(m, _)| method.is_none_or(|wanted| m == wanted))
+                    .max_by_key(|(_, path)| path.matches('/').count())
+                    .cloned()
+            };
+            let Some((method, path)) = longest(Some("GET")).or_else(|| longest(None)) else {
+                continue;
+            };
+            if function.cold_starts() == 0 {
                 continue;
             }
-            let event = serde_json::json!({
-                "version": "2.0", "routeKey": "$default", "rawPath": "/flush", "rawQueryString": "",
-                "headers": {}, "isBase64Encoded": false,
-                "requestContext": {"http": {"method": "GET", "path": "/flush", "protocol": "HTTP/1.1",
-                    "sourceIp": "127.0.0.1", "userAgent": "tests"}, "routeKey": "$default",
-                    "stage": "$default", "requestId": "flush", "accountId": "123456789012",
-                    "apiId": "local", "domainName": "localhost", "domainPrefix": "localhost",
-                    "time": "01/Jan/2026:00:00:00 +0000", "timeEpoch": 0},
-            });
-            stack.invoke(&logical_id, &event).await.expect("the function answers");
+            let path: Vec<String> = path
+                .split('/')
+                .map(|s| if s.starts_with('{') { "0".to_string() } else { s.to_string() })
+                .collect();
+            let reply = self.raw(&method, &path.join("/"), &[], None).await;
+            assert!(reply.status < 500, "{method} {path:?}: {:?}", reply.body);
         }
     }
 }

@@ -152,18 +152,18 @@ pub async fn a_duplicated_event_changes_nothing_twice(api: Api) {
     let id = published(&api, &admin, json!({"title": "Once", "content": RUST[0]})).await;
     let event = api.next_event().await.expect("event");
     let body = event.to_string();
-    assert_eq!(followup::handle(&api.ctx, &body).await.unwrap(), followup::Outcome::Done);
+    assert_eq!(api.handle_event(&body).await.unwrap(), followup::Outcome::Done);
     let stats_key = Key::new(format!("ARTICLE#{id}"), "A#STATS");
     let vector_key = Key::new(format!("ARTICLE#{id}"), "A#VEC");
     let (stats, vector) =
         (item(&api, stats_key.clone()).await, item(&api, vector_key.clone()).await);
     assert!(stats.is_some() && vector.is_some());
-    assert_eq!(followup::handle(&api.ctx, &body).await.unwrap(), followup::Outcome::Done);
+    assert_eq!(api.handle_event(&body).await.unwrap(), followup::Outcome::Done);
     assert_eq!(item(&api, stats_key).await, stats, "statistics initialised once");
     let again = item(&api, vector_key).await.unwrap();
     assert_eq!(again["vector"], vector.unwrap()["vector"], "the same embedding is kept");
     assert_ok(&act(&api, &admin, &id, "archive").await);
-    assert_eq!(followup::handle(&api.ctx, &body).await.unwrap(), followup::Outcome::Skipped);
+    assert_eq!(api.handle_event(&body).await.unwrap(), followup::Outcome::Skipped);
 }
 
 pub async fn a_follow_up_reads_no_more_as_more_articles_are_related(api: Api) {
@@ -174,7 +174,7 @@ pub async fn a_follow_up_reads_no_more_as_more_articles_are_related(api: Api) {
         let title = format!("Article {n}");
         published(&api, &admin, json!({"title": title, "content": content})).await;
         let body = api.next_event().await.expect("event").to_string();
-        let (outcome, calls) = api.calls_of(followup::handle(&api.ctx, &body)).await;
+        let (outcome, calls) = api.calls_of(api.handle_event(&body)).await;
         assert_eq!(outcome.unwrap(), followup::Outcome::Done);
         reads.push((calls.get, calls.get_many, calls.query, calls.round_trips));
     }
@@ -193,14 +193,10 @@ pub async fn a_follow_up_reads_no_more_as_more_articles_are_related(api: Api) {
 
 pub async fn a_poison_message_is_retried_then_dead_lettered(api: Api) {
     let batch = [Message { id: "m-1".into(), body: "{not json".into(), receive_count: 1 }];
-    assert_eq!(
-        worker::process_batch(&api.ctx, &batch).await,
-        ["m-1"],
-        "reported as a batch item failure"
-    );
+    assert_eq!(api.handle_batch(&batch).await, ["m-1"], "reported as a batch item failure");
     api.start_worker().await;
     let poison = "{\"type\":\"ArticlePublishedEvent\"}";
-    api.ctx.events.as_ref().unwrap().send(poison.into()).await.unwrap();
+    api.send_event(poison).await;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(45);
     loop {
         if let Some(letter) = api.dead_letter().await {
@@ -227,36 +223,42 @@ impl EventQueue for Unreachable {
 pub async fn an_event_that_could_not_be_sent_is_delivered_by_the_outbox_sweep(api: Api) {
     let admin = api.admin_token().await;
     let id = create(&api, &admin, json!({"title": "Outboxed", "content": RUST[2]})).await;
-    let broken = api.ctx.clone().with_events(Arc::new(Unreachable));
-    let app = local_gateway::app(broken.clone());
-    let request = axum::http::Request::builder()
-        .method("PUT")
-        .uri(format!("/api/v1/admin/articles/{id}/publish"))
-        .header("authorization", format!("Bearer {admin}"))
-        .body(axum::body::Body::empty())
-        .unwrap();
-    let response = tower::ServiceExt::oneshot(app, request).await.unwrap();
-    assert_eq!(response.status(), 200, "the publish succeeds although the queue is down");
-    let outbox = api.table.query(Query::partition(Index::Primary, "OUTBOX")).await.unwrap().items;
-    assert_eq!(outbox.len(), 1, "the event waits in the outbox");
-    assert_eq!(events::sweep(&broken, Duration::ZERO).await.ok(), None, "still unreachable");
-    assert_eq!(events::sweep(&api.ctx, Duration::ZERO).await.unwrap(), 1);
+    let outbox = || async {
+        api.table.query(Query::partition(Index::Primary, "OUTBOX")).await.unwrap().items
+    };
+    if let Some(stack) = api.on_stack() {
+        // The queue stops answering the publishing function and the sweep.
+        let recorder = stack.recorder();
+        recorder.set_outage("*", "sqs", true);
+        assert_ok(&act(&api, &admin, &id, "publish").await);
+        assert_eq!(outbox().await.len(), 1, "the event waits in the outbox");
+        assert!(api.sweep_outbox().await.is_err(), "still unreachable");
+        recorder.set_outage("*", "sqs", false);
+    } else {
+        let broken = api.ctx.clone().with_events(Arc::new(Unreachable));
+        let app = local_gateway::app(broken.clone());
+        let request = axum::http::Request::builder()
+            .method("PUT")
+            .uri(format!("/api/v1/admin/articles/{id}/publish"))
+            .header("authorization", format!("Bearer {admin}"))
+            .body(axum::body::Body::empty())
+            .unwrap();
+        let response = tower::ServiceExt::oneshot(app, request).await.unwrap();
+        assert_eq!(response.status(), 200, "the publish succeeds although the queue is down");
+        assert_eq!(outbox().await.len(), 1, "the event waits in the outbox");
+        assert_eq!(events::sweep(&broken, Duration::ZERO).await.ok(), None, "still unreachable");
+    }
+    assert_eq!(api.sweep_outbox().await.unwrap(), 1);
     let event = api.next_event().await.expect("delivered by the sweep");
     assert_eq!(event["articleId"], json!(id));
-    assert!(api
-        .table
-        .query(Query::partition(Index::Primary, "OUTBOX"))
-        .await
-        .unwrap()
-        .items
-        .is_empty());
-    assert_eq!(events::sweep(&api.ctx, Duration::ZERO).await.unwrap(), 0);
+    assert!(outbox().await.is_empty());
+    assert_eq!(api.sweep_outbox().await.unwrap(), 0);
 }
 
 /// Webhook POSTs seen by the stub: signature header and body.
 type Posts = Arc<std::sync::Mutex<Vec<(Option<String>, Vec<u8>)>>>;
 
-pub async fn the_webhook_gets_one_signed_post_per_event(api: Api) {
+pub async fn the_webhook_gets_one_signed_post_per_event(mut api: Api) {
     use axum::{body::Bytes, http::HeaderMap, routing::post, Router};
     let received: Posts = Arc::default();
     let sink = received.clone();
@@ -275,16 +277,14 @@ pub async fn the_webhook_gets_one_signed_post_per_event(api: Api) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/hook", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, hook).await });
-    let mut config = (*api.ctx.config).clone();
-    config.webhook_url = Some(url);
-    config.webhook_secret = Some("hook-secret".into());
-    let ctx = api.ctx.clone().with_config(config);
+    api.set_parameter("WebhookUrl", &url).await;
+    api.set_parameter("WebhookSecret", "hook-secret").await;
 
     let admin = api.admin_token().await;
     let id = published(&api, &admin, json!({"title": "Hooked", "content": RUST[1]})).await;
     let body = api.next_event().await.expect("event").to_string();
-    followup::handle(&ctx, &body).await.unwrap();
-    followup::handle(&ctx, &body).await.unwrap();
+    api.handle_event(&body).await.unwrap();
+    api.handle_event(&body).await.unwrap();
     let received = received.lock().unwrap().clone();
     assert_eq!(received.len(), 1, "one POST although the event came twice");
     let (signature, payload) = &received[0];

@@ -28,8 +28,10 @@ fn dynamodb_call(operation: &str, body: serde_json::Value) -> Vec<Action> {
 fn the_signed_service_comes_from_the_authorization_header_or_a_presigned_query() {
     let header = "AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/dynamodb/aws4_request, \
         SignedHeaders=host, Signature=00";
-    assert_eq!(signed_service(&parts("POST", "/", &[("authorization", header)])).as_deref(),
-        Some("dynamodb"));
+    assert_eq!(
+        signed_service(&parts("POST", "/", &[("authorization", header)])).as_deref(),
+        Some("dynamodb")
+    );
     let presigned = "/b/k?X-Amz-Credential=test%2F20260101%2Fus-east-1%2Fs3%2Faws4_request";
     assert_eq!(signed_service(&parts("PUT", presigned, &[])).as_deref(), Some("s3"));
     assert_eq!(signed_service(&parts("GET", "/", &[])), None);
@@ -37,38 +39,52 @@ fn the_signed_service_comes_from_the_authorization_header_or_a_presigned_query()
 
 #[test]
 fn item_calls_name_the_table_and_their_partition_key() {
-    let get = dynamodb_call("GetItem", json!({"TableName": "blog",
-        "Key": {"pk": {"S": "USER#1"}, "sk": {"S": "A"}}}));
-    assert_eq!(get, [Action {
-        action: "dynamodb:GetItem".into(),
-        resource: "arn:aws:dynamodb:us-east-1:123456789012:table/blog".into(),
-        leading_keys: vec!["USER#1".into()],
-        on_index: false,
-    }]);
+    let get = dynamodb_call(
+        "GetItem",
+        json!({"TableName": "blog",
+        "Key": {"pk": {"S": "USER#1"}, "sk": {"S": "A"}}}),
+    );
+    assert_eq!(
+        get,
+        [Action {
+            action: "dynamodb:GetItem".into(),
+            resource: "arn:aws:dynamodb:us-east-1:123456789012:table/blog".into(),
+            leading_keys: vec!["USER#1".into()],
+            on_index: false,
+        }]
+    );
     let put = dynamodb_call("PutItem", json!({"TableName": "blog", "Item": {"pk": {"S": "X"}}}));
     assert_eq!(put[0].leading_keys, ["X"]);
 }
 
 #[test]
 fn a_transaction_needs_each_contained_operation() {
-    let actions = dynamodb_call("TransactWriteItems", json!({"TransactItems": [
-        {"Put": {"TableName": "blog", "Item": {"pk": {"S": "A#1"}}}},
-        {"Update": {"TableName": "blog", "Key": {"pk": {"S": "B"}}}},
-        {"ConditionCheck": {"TableName": "blog", "Key": {"pk": {"S": "C"}}}},
-    ]}));
+    let actions = dynamodb_call(
+        "TransactWriteItems",
+        json!({"TransactItems": [
+            {"Put": {"TableName": "blog", "Item": {"pk": {"S": "A#1"}}}},
+            {"Update": {"TableName": "blog", "Key": {"pk": {"S": "B"}}}},
+            {"ConditionCheck": {"TableName": "blog", "Key": {"pk": {"S": "C"}}}},
+        ]}),
+    );
     let names: Vec<&str> = actions.iter().map(|a| a.action.as_str()).collect();
     assert_eq!(names, ["dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem"]);
 }
 
 #[test]
 fn a_query_of_an_index_is_authorized_on_the_index_with_its_partition_key() {
-    let query = dynamodb_call("Query", json!({"TableName": "blog", "IndexName": "gsi1",
+    let query = dynamodb_call(
+        "Query",
+        json!({"TableName": "blog", "IndexName": "gsi1",
         "KeyConditionExpression": "#p = :p AND begins_with(gsi1sk, :s)",
         "ExpressionAttributeNames": {"#p": "gsi1pk"},
-        "ExpressionAttributeValues": {":p": {"S": "OWNER#3"}, ":s": {"S": "2026"}}}));
-    assert_eq!(query[0].resource,
-        "arn:aws:dynamodb:us-east-1:123456789012:table/blog/index/gsi1");
-    assert_eq!((query[0].leading_keys.as_slice(), query[0].on_index), (&["OWNER#3".to_string()][..], true));
+        "ExpressionAttributeValues": {":p": {"S": "OWNER#3"}, ":s": {"S": "2026"}}}),
+    );
+    assert_eq!(query[0].resource, "arn:aws:dynamodb:us-east-1:123456789012:table/blog/index/gsi1");
+    assert_eq!(
+        (query[0].leading_keys.as_slice(), query[0].on_index),
+        (&["OWNER#3".to_string()][..], true)
+    );
 }
 
 #[test]
@@ -77,8 +93,10 @@ fn sqs_batches_and_both_protocols_map_to_the_single_action() {
     let json = parts("POST", "/", &[("x-amz-target", "AmazonSQS.SendMessageBatch")]);
     let body = json!({"QueueUrl": url}).to_string();
     let actions = of_request("sqs", &json, body.as_bytes(), &schemas()).unwrap();
-    assert_eq!((actions[0].action.as_str(), actions[0].resource.as_str()),
-        ("sqs:SendMessage", "arn:aws:sqs:us-east-1:123456789012:events"));
+    assert_eq!(
+        (actions[0].action.as_str(), actions[0].resource.as_str()),
+        ("sqs:SendMessage", "arn:aws:sqs:us-east-1:123456789012:events")
+    );
     let form = format!("Action=GetQueueAttributes&QueueUrl={}", url.replace(':', "%3A"));
     let actions = of_request("sqs", &parts("POST", "/", &[]), form.as_bytes(), &schemas()).unwrap();
     assert_eq!(actions[0].action, "sqs:GetQueueAttributes");
@@ -93,12 +111,18 @@ fn s3_requests_map_to_object_and_bucket_actions() {
             .map(|a| format!("{} {}", a.action, a.resource))
             .collect::<Vec<_>>()
     };
-    assert_eq!(action("PUT", "/b/uploads/a%20b.png?X-Amz-Signature=1", &[]),
-        ["s3:PutObject arn:aws:s3:::b/uploads/a b.png"]);
-    assert_eq!(action("PUT", "/b/k", &[("x-amz-tagging", "pending=true")]),
-        ["s3:PutObjectTagging arn:aws:s3:::b/k", "s3:PutObject arn:aws:s3:::b/k"]);
-    assert_eq!(action("PUT", "/b/final", &[("x-amz-copy-source", "/b/incoming/x")]),
-        ["s3:GetObject arn:aws:s3:::b/incoming/x", "s3:PutObject arn:aws:s3:::b/final"]);
+    assert_eq!(
+        action("PUT", "/b/uploads/a%20b.png?X-Amz-Signature=1", &[]),
+        ["s3:PutObject arn:aws:s3:::b/uploads/a b.png"]
+    );
+    assert_eq!(
+        action("PUT", "/b/k", &[("x-amz-tagging", "pending=true")]),
+        ["s3:PutObjectTagging arn:aws:s3:::b/k", "s3:PutObject arn:aws:s3:::b/k"]
+    );
+    assert_eq!(
+        action("PUT", "/b/final", &[("x-amz-copy-source", "/b/incoming/x")]),
+        ["s3:GetObject arn:aws:s3:::b/incoming/x", "s3:PutObject arn:aws:s3:::b/final"]
+    );
     assert_eq!(action("HEAD", "/b/k", &[]), ["s3:GetObject arn:aws:s3:::b/k"]);
     assert_eq!(action("DELETE", "/b/k?tagging", &[]), ["s3:DeleteObjectTagging arn:aws:s3:::b/k"]);
     assert_eq!(action("HEAD", "/b", &[]), ["s3:ListBucket arn:aws:s3:::b"]);
@@ -108,6 +132,8 @@ fn s3_requests_map_to_object_and_bucket_actions() {
 fn a_model_invocation_names_the_foundation_model() {
     let parts = parts("POST", "/model/amazon.titan-embed-text-v2%3A0/invoke", &[]);
     let actions = of_request("bedrock", &parts, b"{}", &schemas()).unwrap();
-    assert_eq!(actions[0].resource,
-        "arn:aws:bedrock:us-east-1::foundation-model/amazon.titan-embed-text-v2:0");
+    assert_eq!(
+        actions[0].resource,
+        "arn:aws:bedrock:us-east-1::foundation-model/amazon.titan-embed-text-v2:0"
+    );
 }

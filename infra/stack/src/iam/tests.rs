@@ -30,15 +30,23 @@ fn action(name: &str, resource: &str, keys: &[&str], on_index: bool) -> Action {
 fn an_allow_whose_action_resource_and_conditions_match_grants() {
     let policy = policy();
     let table = "arn:aws:dynamodb:us-east-1:1:table/t";
-    assert_eq!(policy.decide(&action("dynamodb:GetItem", table, &["USER#1"], false)),
-        Decision::Allowed("Reads".into()));
-    assert_eq!(policy.decide(&action("dynamodb:PutItem", table, &["FILE#9"], false)),
-        Decision::Allowed("Files".into()));
-    assert_eq!(policy.decide(&action("dynamodb:PutItem", table, &["COUNTER#FILE"], false)),
-        Decision::Allowed("Files".into()));
+    assert_eq!(
+        policy.decide(&action("dynamodb:GetItem", table, &["USER#1"], false)),
+        Decision::Allowed("Reads".into())
+    );
+    assert_eq!(
+        policy.decide(&action("dynamodb:PutItem", table, &["FILE#9"], false)),
+        Decision::Allowed("Files".into())
+    );
+    assert_eq!(
+        policy.decide(&action("dynamodb:PutItem", table, &["COUNTER#FILE"], false)),
+        Decision::Allowed("Files".into())
+    );
     let index = format!("{table}/index/gsi1");
-    assert_eq!(policy.decide(&action("dynamodb:Query", &index, &["X"], true)),
-        Decision::Allowed("Reads".into()));
+    assert_eq!(
+        policy.decide(&action("dynamodb:Query", &index, &["X"], true)),
+        Decision::Allowed("Reads".into())
+    );
 }
 
 #[test]
@@ -54,9 +62,11 @@ fn a_key_outside_the_condition_is_not_granted_and_names_the_statement() {
 #[test]
 fn leading_key_conditions_never_cover_an_index_query() {
     let policy = policy();
-    let index = action("dynamodb:Query", "arn:aws:dynamodb:us-east-1:1:table/u", &["METRICS"], true);
+    let index =
+        action("dynamodb:Query", "arn:aws:dynamodb:us-east-1:1:table/u", &["METRICS"], true);
     assert_eq!(policy.decide(&index), Decision::NotGranted(vec!["Metrics".into()]));
-    let table = action("dynamodb:Query", "arn:aws:dynamodb:us-east-1:1:table/u", &["METRICS"], false);
+    let table =
+        action("dynamodb:Query", "arn:aws:dynamodb:us-east-1:1:table/u", &["METRICS"], false);
     assert_eq!(policy.decide(&table), Decision::Allowed("Metrics".into()));
 }
 

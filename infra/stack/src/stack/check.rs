@@ -126,7 +126,13 @@ impl Stack {
                     Decision::Allowed(sid) => sid,
                     _ => "NOT GRANTED".to_string(),
                 };
-                Row { function: finding.function, action: finding.action.action, resource, keys, granted_by }
+                Row {
+                    function: finding.function,
+                    action: finding.action.action,
+                    resource,
+                    keys,
+                    granted_by,
+                }
             })
             .collect();
         rows.sort();
@@ -138,8 +144,8 @@ impl Stack {
     pub fn save_iam_rows(&self, dir: &Path) -> Result<()> {
         std::fs::create_dir_all(dir)?;
         let path = dir.join(format!("{}.jsonl", self.options.name));
-        let mut file = std::fs::File::create(&path)
-            .with_context(|| format!("creating {}", path.display()))?;
+        let mut file =
+            std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
         for row in self.iam_rows() {
             writeln!(file, "{}", serde_json::to_string(&row)?)?;
         }
@@ -154,7 +160,11 @@ pub fn symbolic(resource: &str) -> String {
         return match rest.split_once('/') {
             Some((bucket, key)) => {
                 let first = key.split('/').next().unwrap_or_default();
-                if key.contains('/') { format!("{bucket}/{first}/*") } else { format!("{bucket}/*") }
+                if key.contains('/') {
+                    format!("{bucket}/{first}/*")
+                } else {
+                    format!("{bucket}/*")
+                }
             }
             None => rest.to_string(),
         };
@@ -180,9 +190,14 @@ mod tests {
 
     #[test]
     fn object_keys_and_models_read_in_the_template_terms() {
-        assert_eq!(symbolic("arn:aws:s3:::UploadsBucket/uploads/2026/11/x.png"),
-            "UploadsBucket/uploads/*");
+        assert_eq!(
+            symbolic("arn:aws:s3:::UploadsBucket/uploads/2026/11/x.png"),
+            "UploadsBucket/uploads/*"
+        );
         assert_eq!(symbolic("arn:aws:s3:::UploadsBucket"), "UploadsBucket");
-        assert_eq!(symbolic("arn:aws:bedrock:us-east-1::foundation-model/m:0"), "foundation-model/m:0");
+        assert_eq!(
+            symbolic("arn:aws:bedrock:us-east-1::foundation-model/m:0"),
+            "foundation-model/m:0"
+        );
     }
 }

@@ -37,7 +37,10 @@ const RESERVED: [&str; 18] = [
 const MAX_VARIABLES_BYTES: usize = 4096;
 
 /// The template's own variables of `spec`, resolved, checked as Lambda checks them.
-pub fn template_variables(spec: &FunctionSpec, resolver: &Resolver) -> Result<Vec<(String, String)>> {
+pub fn template_variables(
+    spec: &FunctionSpec,
+    resolver: &Resolver,
+) -> Result<Vec<(String, String)>> {
     let mut variables = vec![];
     for (name, value) in &spec.environment {
         if RESERVED.contains(&name.as_str()) {

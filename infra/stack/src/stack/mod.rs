@@ -60,6 +60,9 @@ pub struct StackOptions {
     pub event_sources_enabled: bool,
     /// Instances a function may run at once.
     pub max_instances: usize,
+    /// What every AWS call of a function takes beyond the emulator's own time (AWS's in-region
+    /// latency; without it, calls a function makes together hardly overlap on loopback).
+    pub aws_latency: Duration,
     /// Print the functions' output and one line per request.
     pub echo: bool,
     /// The emulators.
@@ -109,12 +112,18 @@ impl Stack {
             bedrock: format!("http://{}", crate::bedrock::start().await?),
         };
         let conditions = template.document()["Conditions"].clone();
-        let resolver = Resolver::new(&parameters, &conditions, &provisioned.physical, &options.name);
+        let resolver =
+            Resolver::new(&parameters, &conditions, &provisioned.physical, &options.name);
         let mut functions = vec![];
         let mut policies = BTreeMap::new();
         for spec in template.functions()? {
-            let endpoint = proxy::start(&spec.logical_id, recorder.clone(), upstreams.clone())
-                .await?;
+            let endpoint = proxy::start(
+                &spec.logical_id,
+                recorder.clone(),
+                upstreams.clone(),
+                options.aws_latency,
+            )
+            .await?;
             let function =
                 Self::function_config(&options, &spec, &resolver, &provisioned, endpoint)?;
             let logs = Logs::new(
@@ -221,25 +230,37 @@ impl Stack {
                 match event {
                     EventSpec::Http { name, route } => {
                         let route = route.as_ref().map(|(m, p)| (m.as_str(), p.as_str()));
-                        routes.add(route, index).map_err(anyhow::Error::msg).with_context(
-                            || format!("{}: event {name}", spec.logical_id),
-                        )?;
+                        routes
+                            .add(route, index)
+                            .map_err(anyhow::Error::msg)
+                            .with_context(|| format!("{}: event {name}", spec.logical_id))?;
                     }
-                    EventSpec::Sqs { queue, batch_size, batching_window, reports_item_failures, enabled, .. } => {
+                    EventSpec::Sqs {
+                        queue,
+                        batch_size,
+                        batching_window,
+                        reports_item_failures,
+                        enabled,
+                        ..
+                    } => {
                         let arn = resolver.string(queue)?;
                         let (_, physical) = provisioned
                             .physical
                             .iter()
                             .find(|(_, p)| p.attributes.get("Arn") == Some(&arn))
                             .with_context(|| format!("no queue with the ARN {arn}"))?;
-                        let on = resolver.string(enabled)? == "true" && options.event_sources_enabled;
+                        let on =
+                            resolver.string(enabled)? == "true" && options.event_sources_enabled;
                         let flag = Arc::new(AtomicBool::new(on));
                         sources.push(flag.clone());
                         let mapping = Mapping {
                             queue_url: physical.reference.clone(),
                             queue_arn: arn,
-                            batch_size: crate::template::number(&resolver.resolve(batch_size)?)? as i32,
-                            batching_window: crate::template::seconds(&resolver.resolve(batching_window)?)?,
+                            batch_size: crate::template::number(&resolver.resolve(batch_size)?)?
+                                as i32,
+                            batching_window: crate::template::seconds(
+                                &resolver.resolve(batching_window)?,
+                            )?,
                             reports_item_failures: *reports_item_failures,
                             enabled: flag,
                         };
@@ -317,6 +338,22 @@ impl Stack {
         self.functions.iter().map(|(s, ..)| (s.logical_id.clone(), s.binary.clone())).collect()
     }
 
+    /// The HTTP API routes of the function `name` (`METHOD`, `/path`), `$default` left out.
+    pub fn http_routes(&self, name: &str) -> Vec<(String, String)> {
+        let Some((spec, ..)) =
+            self.functions.iter().find(|(s, ..)| s.logical_id == name || s.binary == name)
+        else {
+            return vec![];
+        };
+        spec.events
+            .iter()
+            .filter_map(|event| match event {
+                EventSpec::Http { route: Some(route), .. } => Some(route.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Invokes the function `name` with `payload`, as the Invoke API does.
     pub async fn invoke(&self, name: &str, payload: &Value) -> Result<Outcome, InvokeError> {
         let function = self
@@ -361,8 +398,13 @@ impl Stack {
         let mut policies = BTreeMap::new();
         let mut configs = vec![];
         for (spec, _, endpoint) in &self.functions {
-            let config =
-                Self::function_config(&self.options, spec, &resolver, &self.provisioned, *endpoint)?;
+            let config = Self::function_config(
+                &self.options,
+                spec,
+                &resolver,
+                &self.provisioned,
+                *endpoint,
+            )?;
             policies.insert(spec.logical_id.clone(), Self::policy(spec, &resolver)?);
             configs.push(config);
         }

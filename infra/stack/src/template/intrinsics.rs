@@ -107,10 +107,8 @@ impl<'a> Resolver<'a> {
         match name {
             "Ref" => self.reference(argument.as_str().context("Ref takes a name")?),
             "Fn::GetAtt" => {
-                let parts: Vec<String> = list()?
-                    .iter()
-                    .map(|p| self.string(p))
-                    .collect::<Result<_>>()?;
+                let parts: Vec<String> =
+                    list()?.iter().map(|p| self.string(p)).collect::<Result<_>>()?;
                 let [resource, attribute] = parts.as_slice() else {
                     bail!("Fn::GetAtt takes a resource and an attribute");
                 };
@@ -132,7 +130,7 @@ impl<'a> Resolver<'a> {
                     bail!("Fn::Split takes a separator and a string");
                 };
                 let (separator, text) = (self.string(separator)?, self.string(text)?);
-                Ok(Value::Array(text.split(&separator).map(|s| Value::from(s)).collect()))
+                Ok(Value::Array(text.split(&separator).map(Value::from).collect()))
             }
             "Fn::Select" => {
                 let [index, items] = list()?.as_slice() else {
@@ -209,10 +207,9 @@ impl<'a> Resolver<'a> {
             "AWS::Partition" => "aws".to_string(),
             "AWS::URLSuffix" => "amazonaws.com".to_string(),
             "AWS::StackName" => self.stack_name.to_string(),
-            "AWS::StackId" => format!(
-                "arn:aws:cloudformation:{REGION}:{ACCOUNT}:stack/{}/local",
-                self.stack_name
-            ),
+            "AWS::StackId" => {
+                format!("arn:aws:cloudformation:{REGION}:{ACCOUNT}:stack/{}/local", self.stack_name)
+            }
             "AWS::NoValue" => String::new(),
             _ => return None,
         })

@@ -1,0 +1,232 @@
+//! Every sample event of `events/` replayed on the stack: the API Gateway ones as the HTTP
+//! requests they describe, through the front, which must build the same event (route key,
+//! path and query parameters) and hand it to the function of the sample's folder; the SQS
+//! batch to the worker and the schedule's input to the outbox sweep through the Invoke API.
+//! Each answer is checked, and every AWS call the functions made must be granted.
+
+use std::{collections::HashMap, path::Path};
+
+use blog_stack::{functions::Outcome, Stack};
+use serde_json::{json, Value};
+
+const ADMIN: (&str, &str, &str) = ("admin", "Admin12345", "admin@example.com");
+/// Bytes of the sample upload (`events/files/presigned.json` declares their size and MD5).
+const SAMPLE_FILE: &[u8] = b"Hello from a sample event of the files area.\n";
+
+struct Replay {
+    stack: Stack,
+    client: reqwest::Client,
+    values: HashMap<&'static str, String>,
+}
+
+/// Headers API Gateway sets itself, which a client does not send.
+const GATEWAY_HEADERS: [&str; 6] = [
+    "host",
+    "content-length",
+    "x-amzn-trace-id",
+    "x-forwarded-for",
+    "x-forwarded-port",
+    "x-forwarded-proto",
+];
+
+impl Replay {
+    fn sample(&self, file: &str) -> Value {
+        let path = blog_stack::testing::workspace().join("events").join(file);
+        let mut text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
+        for (placeholder, value) in &self.values {
+            text = text.replace(&format!("{{{{{placeholder}}}}}"), value);
+        }
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{file}: {e}"))
+    }
+
+    /// Sends the request `file` describes through the front: the answer's status and body.
+    async fn send(&self, file: &str) -> (u16, Value) {
+        let sample = self.sample(file);
+        let method = sample["requestContext"]["http"]["method"].as_str().unwrap();
+        let mut url = format!("{}{}", self.stack.url(), sample["rawPath"].as_str().unwrap());
+        let query = sample["rawQueryString"].as_str().unwrap_or_default();
+        if !query.is_empty() {
+            url = format!("{url}?{query}");
+        }
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let mut request = self.client.request(method, url);
+        for (name, value) in sample["headers"].as_object().unwrap() {
+            if !GATEWAY_HEADERS.contains(&name.as_str()) {
+                request = request.header(name, value.as_str().unwrap());
+            }
+        }
+        if let Some(body) = sample["body"].as_str() {
+            request = request.body(body.to_string());
+        }
+        let response = request.send().await.expect("the front answers");
+        let status = response.status().as_u16();
+        let body = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap_or(Value::Null);
+        let (function, event) = self.stack.front_events().pop().expect("an event was sent");
+        let folder = file.split('/').next().unwrap();
+        let binary = self.stack.function(&function).unwrap().config().binary;
+        assert_eq!(binary, folder, "{file} reaches the function of its folder");
+        for field in
+            ["routeKey", "rawPath", "rawQueryString", "pathParameters", "queryStringParameters"]
+        {
+            assert_eq!(event[field], sample[field], "{file}: {field} of the front's event");
+        }
+        assert_eq!(event["requestContext"]["routeKey"], sample["routeKey"], "{file}");
+        (status, body)
+    }
+
+    /// Sends `file` and checks the answer's status and `field` (when given).
+    async fn expect(&self, file: &str, status: u16, field: Option<(&str, Value)>) -> Value {
+        let (got, body) = self.send(file).await;
+        assert_eq!(got, status, "{file}: {body}");
+        if let Some((name, value)) = field {
+            assert_eq!(body[name], value, "{file}: {body}");
+        }
+        body
+    }
+
+    async fn invoke(&self, function: &str, file: &str) -> Outcome {
+        self.stack.invoke(function, &self.sample(file)).await.expect("the function answers")
+    }
+}
+
+async fn replay_accounts(replay: &mut Replay) {
+    replay.expect("auth/register.json", 200, Some(("code", json!(0)))).await;
+    let login = replay.expect("auth/login.json", 200, Some(("code", json!(0)))).await;
+    replay.values.insert("USER_TOKEN", login["data"]["token"].as_str().unwrap().into());
+    replay.values.insert("USER_ID", login["data"]["user"]["id"].to_string());
+    let body = json!({"username": ADMIN.0, "password": ADMIN.1}).to_string();
+    let admin: Value = replay
+        .client
+        .post(format!("{}/api/v1/auth/login", replay.stack.url()))
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    replay.values.insert("ADMIN_TOKEN", admin["data"]["token"].as_str().unwrap().into());
+    for file in [
+        "users/get-me",
+        "users/update-me",
+        "auth/logout",
+        "users/get-user",
+        "users/update-user",
+        "users/delete-user",
+    ] {
+        replay.expect(&format!("{file}.json"), 200, Some(("code", json!(0)))).await;
+    }
+}
+
+async fn replay_taxonomy(replay: &mut Replay, folder: &str, placeholder: &'static str) {
+    let created =
+        replay.expect(&format!("{folder}/create.json"), 200, Some(("code", json!("200")))).await;
+    replay.values.insert(placeholder, created["data"]["id"].as_str().unwrap().into());
+    let reads: &[&str] = if folder == "categories" {
+        &["tree", "list", "by-slug", "update", "delete"]
+    } else {
+        &["list", "hot", "by-slug", "update", "delete"]
+    };
+    for name in reads {
+        replay.expect(&format!("{folder}/{name}.json"), 200, Some(("code", json!("200")))).await;
+    }
+}
+
+async fn replay_articles(replay: &mut Replay) {
+    let created =
+        replay.expect("admin-articles/create.json", 200, Some(("code", json!(200)))).await;
+    replay.values.insert("ARTICLE_ID", created["data"].as_str().unwrap().into());
+    for file in [
+        "admin-articles/list",
+        "admin-articles/detail",
+        "admin-articles/update",
+        "admin-articles/publish",
+    ] {
+        replay.expect(&format!("{file}.json"), 200, Some(("code", json!(200)))).await;
+    }
+    let Outcome::Answered(batch) = replay.invoke("worker", "worker/sqs-batch.json").await else {
+        panic!("the worker failed its batch");
+    };
+    let poison = replay.sample("worker/sqs-batch.json")["Records"][1]["messageId"].clone();
+    let batch: Value = serde_json::from_slice(&batch).unwrap();
+    assert_eq!(batch, json!({"batchItemFailures": [{"itemIdentifier": poison}]}));
+    let Outcome::Answered(sweep) =
+        replay.invoke("outbox-sweep", "outbox-sweep/scheduled.json").await
+    else {
+        panic!("the sweep failed");
+    };
+    let sweep: Value = serde_json::from_slice(&sweep).unwrap();
+    assert_eq!(sweep, json!({"delivered": 0}), "the publish sent its event");
+    let refused = replay.invoke("worker", "outbox-sweep/scheduled.json").await;
+    assert!(matches!(refused, Outcome::Failed(_)), "the worker takes SQS events only");
+    for file in [
+        "articles/list",
+        "articles/list-filtered",
+        "articles/detail",
+        "articles/related",
+        "admin-articles/archive",
+        "admin-articles/unarchive",
+        "admin-articles/delete",
+    ] {
+        replay.expect(&format!("{file}.json"), 200, Some(("code", json!(200)))).await;
+    }
+}
+
+async fn replay_files(replay: &mut Replay) {
+    let presigned = replay.expect("files/presigned.json", 200, Some(("code", json!(0)))).await;
+    let data = &presigned["data"];
+    replay.values.insert("FILE_ID", data["fileId"].as_str().unwrap().into());
+    let mut put = replay.client.put(data["uploadUrl"].as_str().unwrap()).body(SAMPLE_FILE);
+    for (name, value) in data["uploadHeaders"].as_object().unwrap() {
+        put = put.header(name, value.as_str().unwrap());
+    }
+    assert_eq!(put.send().await.unwrap().status(), 200, "PUT to the presigned URL");
+    for file in ["confirm", "metadata", "access-url", "delete"] {
+        let body =
+            replay.expect(&format!("files/{file}.json"), 200, Some(("code", json!(0)))).await;
+        if file == "metadata" {
+            assert_eq!(body["data"]["uploadStatus"], json!(1), "{body}");
+        }
+    }
+}
+
+async fn replay_ops(replay: &Replay) {
+    for name in [
+        "index",
+        "health",
+        "liveness",
+        "readiness",
+        "info",
+        "metrics",
+        "prometheus",
+        "metric",
+        "loggers",
+    ] {
+        replay.expect(&format!("ops/{name}.json"), 200, None).await;
+    }
+    replay.expect("ops/set-logger.json", 204, None).await;
+    replay.expect("ops/logger.json", 200, Some(("configuredLevel", json!("DEBUG")))).await;
+    replay.expect("ops/api-docs.json", 200, Some(("openapi", json!("3.1.0")))).await;
+    replay.expect("ops/unknown-route.json", 404, Some(("code", json!(404)))).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[ignore = "needs the emulators and make stack-build; make test runs it"]
+async fn every_sample_event_replays_through_the_front_to_its_function() {
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let options = blog_stack::testing::options(ADMIN, &[]).unwrap();
+    let stack = Stack::start(options).await.unwrap();
+    let mut replay = Replay { stack, client: reqwest::Client::new(), values: HashMap::new() };
+    replay_accounts(&mut replay).await;
+    replay_taxonomy(&mut replay, "categories", "CATEGORY_ID").await;
+    replay_taxonomy(&mut replay, "tags", "TAG_ID").await;
+    replay_articles(&mut replay).await;
+    replay_files(&mut replay).await;
+    replay_ops(&replay).await;
+    let violations = replay.stack.iam_violations();
+    assert!(violations.is_empty(), "AccessDenied in AWS:\n{}", violations.join("\n"));
+    let rows = blog_stack::testing::workspace().join("target/stack/iam");
+    replay.stack.save_iam_rows(&rows).unwrap();
+    assert!(Path::new(&rows).exists());
+}
