@@ -233,6 +233,39 @@ impl Api {
         }
     }
 
+    /// Sends any bytes as a request to `uri` (a path and query) with `headers`: the answer's
+    /// status and body bytes.
+    pub async fn send_bytes(
+        &self,
+        method: &str,
+        uri: &str,
+        headers: &[(&str, String)],
+        body: Vec<u8>,
+    ) -> (u16, Vec<u8>) {
+        match &self.transport {
+            Transport::InProcess(router) => {
+                let mut request = Request::builder().method(method).uri(uri);
+                for (name, value) in headers {
+                    request = request.header(*name, value);
+                }
+                let request = request.body(Body::from(body)).expect("a valid request");
+                let response = router.clone().oneshot(request).await.unwrap();
+                let status = response.status().as_u16();
+                (status, response.into_body().collect().await.unwrap().to_bytes().to_vec())
+            }
+            Transport::Http { base, client } => {
+                let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+                let mut request = client.request(method, format!("{base}{uri}")).body(body);
+                for (name, value) in headers {
+                    request = request.header(*name, value);
+                }
+                let response = request.send().await.expect("the API answers");
+                let status = response.status().as_u16();
+                (status, response.bytes().await.unwrap().to_vec())
+            }
+        }
+    }
+
     /// A GET of `path` on the API, its body as bytes (for answers that are not JSON).
     pub async fn text(&self, path: &str) -> Fetched {
         match &self.transport {
