@@ -52,6 +52,14 @@ pub fn generated_name(stack: &str, logical_id: &str, limit: usize) -> String {
     format!("{name}-{random}")
 }
 
+/// The name property `key` of a resource, or a name generated for it (at most `limit` long).
+fn name_of(properties: &Value, key: &str, stack: &str, logical_id: &str, limit: usize) -> String {
+    match properties[key].as_str() {
+        Some(name) => name.to_string(),
+        None => generated_name(stack, logical_id, limit),
+    }
+}
+
 /// Creates the resources of `template` on the emulators behind `clients`.
 pub async fn provision(
     template: &Template,
@@ -149,10 +157,7 @@ async fn table(
         AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType,
         Projection, ProjectionType, ScalarAttributeType, TimeToLiveSpecification,
     };
-    let name = match properties["TableName"].as_str() {
-        Some(name) => name.to_string(),
-        None => generated_name(stack, logical_id, 255),
-    };
+    let name = name_of(properties, "TableName", stack, logical_id, 255);
     let key_schema = |keys: &Value| -> Result<(Vec<KeySchemaElement>, String)> {
         let mut elements = vec![];
         let mut hash = None;
@@ -231,10 +236,7 @@ async fn queue(
     choices: &Choices,
 ) -> Result<Physical> {
     use aws_sdk_sqs::types::QueueAttributeName;
-    let name = match properties["QueueName"].as_str() {
-        Some(name) => name.to_string(),
-        None => generated_name(stack, logical_id, 80),
-    };
+    let name = name_of(properties, "QueueName", stack, logical_id, 80);
     let mut create = clients.sqs.create_queue().queue_name(&name);
     let numeric = [
         "VisibilityTimeout",
@@ -266,12 +268,9 @@ async fn bucket(
     logical_id: &str,
     properties: &Value,
 ) -> Result<Physical> {
-    let name = match properties["BucketName"].as_str() {
-        Some(name) => name.to_string(),
-        None => {
-            generated_name(&stack.to_lowercase(), &logical_id.to_lowercase(), 63).to_lowercase()
-        }
-    };
+    // Bucket names are lower case.
+    let name =
+        name_of(properties, "BucketName", &stack.to_lowercase(), logical_id, 63).to_lowercase();
     clients.s3.create_bucket().bucket(&name).send().await.context("CreateBucket")?;
     Ok(Physical::new(
         name.clone(),
@@ -290,10 +289,7 @@ async fn secret(
     properties: &Value,
     choices: &Choices,
 ) -> Result<Physical> {
-    let name = match properties["Name"].as_str() {
-        Some(name) => name.to_string(),
-        None => generated_name(stack, logical_id, 256),
-    };
+    let name = name_of(properties, "Name", stack, logical_id, 256);
     let value = match (choices.secret_values.get(logical_id), &properties["SecretString"]) {
         (Some(given), _) => given.clone(),
         (None, Value::String(fixed)) => fixed.clone(),

@@ -12,25 +12,20 @@ use std::{
     time::{Duration, Instant},
 };
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use axum::{
-    body::{Body, Bytes},
+    body::Bytes,
     extract::{Request, State},
-    http::{
-        header,
-        uri::{Authority, PathAndQuery, Scheme},
-        HeaderMap, StatusCode, Uri, Version,
-    },
+    http::StatusCode,
     response::{IntoResponse, Response},
     Router,
 };
-use http_body_util::{BodyExt, Full};
-use hyper_util::{
-    client::legacy::{connect::HttpConnector, Client},
-    rt::TokioExecutor,
-};
+use http_body_util::BodyExt;
 
-use crate::recorder::{Call, Recorder};
+use crate::{
+    forward::Forwarder,
+    recorder::{Call, Recorder},
+};
 
 /// Where each service is emulated: base URLs such as `http://127.0.0.1:8000`.
 #[derive(Clone, Debug)]
@@ -45,8 +40,25 @@ pub struct Upstreams {
     pub bedrock: String,
 }
 
-impl Upstreams {
-    fn of(&self, service: &str) -> Option<&str> {
+/// A forwarder per emulator.
+struct Forwarders {
+    dynamodb: Forwarder,
+    moto: Forwarder,
+    s3: Forwarder,
+    bedrock: Forwarder,
+}
+
+impl Forwarders {
+    fn new(upstreams: &Upstreams) -> Result<Self> {
+        Ok(Self {
+            dynamodb: Forwarder::new(&upstreams.dynamodb)?,
+            moto: Forwarder::new(&upstreams.moto)?,
+            s3: Forwarder::new(&upstreams.s3)?,
+            bedrock: Forwarder::new(&upstreams.bedrock)?,
+        })
+    }
+
+    fn of(&self, service: &str) -> Option<&Forwarder> {
         Some(match service {
             "dynamodb" => &self.dynamodb,
             "sqs" | "secretsmanager" => &self.moto,
@@ -57,25 +69,11 @@ impl Upstreams {
     }
 }
 
-/// Headers that concern one connection only (RFC 9110 §7.6.1), not passed on; `expect` too,
-/// as the whole body is read before the upstream is called.
-const HOP_BY_HOP: [&str; 8] = [
-    "connection",
-    "keep-alive",
-    "proxy-connection",
-    "te",
-    "trailer",
-    "transfer-encoding",
-    "upgrade",
-    "expect",
-];
-
 struct Shared {
     function: String,
     recorder: Arc<Recorder>,
-    upstreams: Upstreams,
+    upstreams: Forwarders,
     latency: Duration,
-    client: Client<HttpConnector, Full<Bytes>>,
 }
 
 /// Starts the endpoint of `function` (its logical id) on a free port of 127.0.0.1; it runs
@@ -90,9 +88,8 @@ pub async fn start(
     let shared = Arc::new(Shared {
         function: function.to_string(),
         recorder,
-        upstreams,
+        upstreams: Forwarders::new(&upstreams)?,
         latency,
-        client: Client::builder(TokioExecutor::new()).build_http(),
     });
     let app = Router::new().fallback(forward).with_state(shared);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
@@ -112,8 +109,8 @@ fn aws_error(status: StatusCode, code: &str, message: &str) -> Response {
 }
 
 async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Response {
-    let (mut parts, body) = request.into_parts();
-    let body = match body.collect().await {
+    let (parts, body) = request.into_parts();
+    let body: Bytes = match body.collect().await {
         Ok(collected) => collected.to_bytes(),
         Err(error) => {
             return aws_error(StatusCode::BAD_REQUEST, "IncompleteBody", &error.to_string())
@@ -142,7 +139,7 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
     if !shared.latency.is_zero() {
         tokio::time::sleep(shared.latency).await;
     }
-    let answer = relay(&shared, upstream, &mut parts, body).await;
+    let answer = upstream.send(parts, body).await;
     shared.recorder.end(metered);
     let status = answer.as_ref().map_or(502, |r| r.status().as_u16());
     let mut call = Call::new(&shared.function, &service, actions, status);
@@ -151,45 +148,4 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
     answer.unwrap_or_else(|error| {
         aws_error(StatusCode::BAD_GATEWAY, "EmulatorUnreachable", &format!("{error:#}"))
     })
-}
-
-async fn relay(
-    shared: &Shared,
-    upstream: &str,
-    parts: &mut axum::http::request::Parts,
-    body: Bytes,
-) -> Result<Response> {
-    let base: Uri = upstream.parse().context("an upstream URL")?;
-    let path = parts.uri.path_and_query().cloned().unwrap_or(PathAndQuery::from_static("/"));
-    let uri = Uri::builder()
-        .scheme(base.scheme().cloned().unwrap_or(Scheme::HTTP))
-        .authority(base.authority().cloned().unwrap_or(Authority::from_static("127.0.0.1")))
-        .path_and_query(path)
-        .build()?;
-    let mut request = axum::http::Request::builder().method(parts.method.clone()).uri(uri);
-    let headers = request.headers_mut().expect("a fresh builder");
-    copy_headers(&parts.headers, headers);
-    headers.insert(header::CONTENT_LENGTH, body.len().into());
-    let request = request.version(Version::HTTP_11).body(Full::new(body))?;
-    let response = shared.client.request(request).await.context("calling the emulator")?;
-    let (mut head, body) = response.into_parts();
-    let body = body.collect().await.context("reading the emulator's answer")?.to_bytes();
-    let mut headers = HeaderMap::new();
-    copy_headers(&head.headers, &mut headers);
-    // A HEAD answer has no body; its length is the object's (HeadObject reads it).
-    if parts.method == axum::http::Method::HEAD {
-        if let Some(length) = head.headers.get(header::CONTENT_LENGTH) {
-            headers.insert(header::CONTENT_LENGTH, length.clone());
-        }
-    }
-    head.headers = headers;
-    Ok(Response::from_parts(head, Body::from(body)))
-}
-
-fn copy_headers(from: &HeaderMap, to: &mut HeaderMap) {
-    for (name, value) in from {
-        if !HOP_BY_HOP.contains(&name.as_str()) && name != header::CONTENT_LENGTH {
-            to.append(name.clone(), value.clone());
-        }
-    }
 }

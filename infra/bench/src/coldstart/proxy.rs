@@ -1,8 +1,9 @@
 //! A timing reverse proxy in front of an emulator, so the cold-start bench can tell the time the
 //! emulators spend answering from the time a function spends on its own. Every request is
-//! forwarded unchanged (method, path and query, headers with `Host` as the client sent it: the
-//! functions' SigV4 signatures cover it, body) over a pooled, hence warm, connection, and the
-//! proxy records when it had the whole request and when it had the whole response.
+//! forwarded unchanged by the stack's forwarder (method, path and query, headers with `Host` as
+//! the client sent it: the functions' SigV4 signatures cover it, body) over a pooled, hence
+//! warm, connection, and the proxy records when it had the whole request and when it had the
+//! whole response.
 
 use std::{
     net::SocketAddr,
@@ -10,46 +11,21 @@ use std::{
     time::{Duration, Instant},
 };
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use axum::{
-    body::{Body, Bytes},
     extract::{Request, State},
-    http::{
-        header,
-        uri::{Authority, PathAndQuery, Scheme},
-        HeaderMap, HeaderName, StatusCode, Uri, Version,
-    },
+    http::StatusCode,
     response::{IntoResponse, Response},
     Router,
 };
-use http_body_util::{BodyExt, Full};
-// hyper-util's client rather than reqwest: it adds no default header (reqwest adds `Accept`),
-// keeps a `Host` the request already has, and sends the path and query as given. It is in the
-// lock file already (the AWS SDK's HTTP client is built on it).
-use hyper_util::{
-    client::legacy::{connect::HttpConnector, Client},
-    rt::TokioExecutor,
-};
+use blog_stack::forward::Forwarder;
+use http_body_util::BodyExt;
 
 /// One forwarded call: from the proxy having the whole request to its having the whole response.
 pub type Interval = (Instant, Instant);
 
-/// Headers that concern one connection only (RFC 9110 §7.6.1), not passed on. `expect` too:
-/// the proxy has read the whole body before it calls the upstream.
-const HOP_BY_HOP: [&str; 7] = [
-    "connection",
-    "keep-alive",
-    "proxy-connection",
-    "te",
-    "trailer",
-    "transfer-encoding",
-    "upgrade",
-];
-
 struct Shared {
-    client: Client<HttpConnector, Full<Bytes>>,
-    scheme: Scheme,
-    authority: Authority,
+    upstream: Forwarder,
     intervals: Mutex<Vec<Interval>>,
 }
 
@@ -69,20 +45,9 @@ impl Proxy {
     /// Listens on an ephemeral port of 127.0.0.1 and forwards to `upstream`, a base URL such as
     /// `http://127.0.0.1:8000` (plain HTTP, no path).
     pub async fn start(upstream: &str) -> Result<Self> {
-        let uri: Uri = upstream.parse().with_context(|| format!("upstream URL {upstream}"))?;
-        let (Some(scheme), Some(authority)) = (uri.scheme(), uri.authority()) else {
-            bail!("upstream {upstream} is not an absolute URL");
-        };
-        if *scheme != Scheme::HTTP || !matches!(uri.path(), "" | "/") || uri.query().is_some() {
-            bail!("upstream {upstream} is not a plain http:// base URL");
-        }
-        let shared = Arc::new(Shared {
-            // No timeouts: the run's own (60 s) bounds every call.
-            client: Client::builder(TokioExecutor::new()).build_http(),
-            scheme: scheme.clone(),
-            authority: authority.clone(),
-            intervals: Mutex::default(),
-        });
+        // No timeouts: the run's own (60 s) bounds every call.
+        let shared =
+            Arc::new(Shared { upstream: Forwarder::new(upstream)?, intervals: Mutex::default() });
         let app = Router::new().fallback(forward).with_state(shared.clone());
         let addr = super::serve_locally(app, "timing proxy").await?;
         Ok(Self { addr, shared })
@@ -107,42 +72,12 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
 }
 
 async fn relay(shared: &Shared, request: Request) -> Result<Response> {
-    let (mut parts, body) = request.into_parts();
+    let (parts, body) = request.into_parts();
     let body = body.collect().await.context("reading the request")?.to_bytes();
-    let path = parts.uri.path_and_query().cloned().unwrap_or(PathAndQuery::from_static("/"));
-    parts.uri = Uri::builder()
-        .scheme(shared.scheme.clone())
-        .authority(shared.authority.clone())
-        .path_and_query(path)
-        .build()?;
-    parts.version = Version::HTTP_11;
-    strip_hop_by_hop(&mut parts.headers);
-    parts.headers.remove(header::EXPECT);
-    let request = axum::http::Request::from_parts(parts, Full::new(body));
     let sent = Instant::now();
-    let response = shared.client.request(request).await.context("calling the upstream")?;
-    let (mut parts, body) = response.into_parts();
-    let body = body.collect().await.context("reading the upstream's response")?.to_bytes();
+    let response = shared.upstream.send(parts, body).await?;
     shared.intervals().push((sent, Instant::now()));
-    strip_hop_by_hop(&mut parts.headers);
-    Ok(Response::from_parts(parts, Body::from(body)))
-}
-
-/// Removes the hop-by-hop headers and those that `Connection` names.
-fn strip_hop_by_hop(headers: &mut HeaderMap) {
-    let named: Vec<HeaderName> = headers
-        .get_all(header::CONNECTION)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(','))
-        .filter_map(|name| HeaderName::from_bytes(name.trim().as_bytes()).ok())
-        .collect();
-    for name in HOP_BY_HOP {
-        headers.remove(name);
-    }
-    for name in named {
-        headers.remove(name);
-    }
+    Ok(response)
 }
 
 /// What the emulators spent answering during a span.
@@ -211,6 +146,13 @@ pub fn union_within(intervals: &[Interval], from: Instant, to: Instant) -> Durat
 
 #[cfg(test)]
 mod tests {
+    use axum::{body::Bytes, http::header};
+    use http_body_util::Full;
+    use hyper_util::{
+        client::legacy::{connect::HttpConnector, Client},
+        rt::TokioExecutor,
+    };
+
     use super::*;
 
     fn at(base: Instant, ms: u64) -> Instant {
