@@ -226,6 +226,14 @@ async fn every_sample_event_replays_through_the_front_to_its_function() {
     replay_ops(&replay).await;
     let violations = replay.stack.iam_violations();
     assert!(violations.is_empty(), "AccessDenied in AWS:\n{}", violations.join("\n"));
+    // The report names resources by their logical ids, S3 objects by their first segment.
+    for row in replay.stack.iam_rows() {
+        let physical = replay.stack.reference("UploadsBucket").unwrap();
+        assert!(!row.resource.contains(physical), "{row:?}");
+        if row.action.starts_with("s3:") && row.resource.contains('/') {
+            assert!(row.resource.ends_with("/*"), "{row:?}");
+        }
+    }
     let rows = blog_stack::testing::workspace().join("target/stack/iam");
     replay.stack.save_iam_rows(&rows).unwrap();
     assert!(Path::new(&rows).exists());

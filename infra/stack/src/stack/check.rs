@@ -111,13 +111,12 @@ impl Stack {
             .iam_findings()
             .into_iter()
             .map(|finding| {
-                let mut resource = finding.action.resource.clone();
+                let mut resource = symbolic(&finding.action.resource);
                 for (value, logical_id) in &names {
                     if !value.is_empty() && resource.contains(value.as_str()) {
                         resource = resource.replace(value.as_str(), logical_id);
                     }
                 }
-                let resource = symbolic(&resource);
                 let mut keys: Vec<String> =
                     finding.action.leading_keys.iter().map(|k| key_prefix(k)).collect();
                 keys.sort();
@@ -153,7 +152,7 @@ impl Stack {
     }
 }
 
-/// A resource in the template's terms (physical names already replaced by logical ids): an S3 object key kept to its first segment, the
+/// A resource with its variable parts elided: an S3 object key kept to its first segment, the
 /// Bedrock model's ARN to the model.
 pub fn symbolic(resource: &str) -> String {
     if let Some(rest) = resource.strip_prefix("arn:aws:s3:::") {
