@@ -270,10 +270,9 @@ impl Stack {
                         if !enabled {
                             continue;
                         }
-                        let period = match options.schedule_period {
-                            Some(period) => period,
-                            None => schedule::rate(&resolver.string(expression)?)?,
-                        };
+                        // The template's rate is read even when tests shorten it.
+                        let rate = schedule::rate(&resolver.string(expression)?)?;
+                        let period = options.schedule_period.unwrap_or(rate);
                         let input = match input {
                             Some(input) => resolver.string(input)?,
                             None => "{}".to_string(),
