@@ -1,0 +1,184 @@
+//! How the harness talks to the API: in-process through the gateway's router (tower
+//! `oneshot`), or over HTTP (the gateway or the stack's front).
+
+use axum::{body::Body, http::Request};
+use http_body_util::BodyExt;
+use serde_json::Value;
+use tower::ServiceExt;
+
+use super::{header_of, Api, Fetched, Reply, Transport, IN_PROCESS_BASE};
+
+impl Api {
+    /// Sends a request to an absolute URL the API handed out (a signed upload or access URL):
+    /// over HTTP as it is; in-process through the gateway's router (path and query only, with
+    /// the `Content-Length` an HTTP client would send).
+    pub async fn fetch(
+        &self,
+        method: &str,
+        url: &str,
+        headers: &[(String, String)],
+        body: Vec<u8>,
+    ) -> Fetched {
+        match &self.transport {
+            Transport::InProcess(router) => {
+                let path =
+                    url.strip_prefix(IN_PROCESS_BASE).expect("a URL of the in-process store");
+                let mut request = Request::builder().method(method).uri(path);
+                for (name, value) in headers {
+                    request = request.header(name, value);
+                }
+                if method == "PUT" {
+                    request = request.header("content-length", body.len().to_string());
+                }
+                let response =
+                    router.clone().oneshot(request.body(Body::from(body)).unwrap()).await.unwrap();
+                let status = response.status().as_u16();
+                let content_type = header_of(response.headers(), "content-type");
+                let body = response.into_body().collect().await.unwrap().to_bytes().to_vec();
+                Fetched { status, content_type, body }
+            }
+            Transport::Http { client, .. } => {
+                let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+                let mut request = client.request(method, url).body(body);
+                for (name, value) in headers {
+                    request = request.header(name, value);
+                }
+                let response = request.send().await.expect("the storage answers");
+                let status = response.status().as_u16();
+                let content_type = header_of(response.headers(), "content-type");
+                let body = response.bytes().await.unwrap().to_vec();
+                Fetched { status, content_type, body }
+            }
+        }
+    }
+
+    /// Sends any bytes as a request to `uri` (a path and query) with `headers`: the answer's
+    /// status and body bytes.
+    pub async fn send_bytes(
+        &self,
+        method: &str,
+        uri: &str,
+        headers: &[(&str, String)],
+        body: Vec<u8>,
+    ) -> (u16, Vec<u8>) {
+        match &self.transport {
+            Transport::InProcess(router) => {
+                let mut request = Request::builder().method(method).uri(uri);
+                for (name, value) in headers {
+                    request = request.header(*name, value);
+                }
+                let request = request.body(Body::from(body)).expect("a valid request");
+                let response = router.clone().oneshot(request).await.unwrap();
+                let status = response.status().as_u16();
+                (status, response.into_body().collect().await.unwrap().to_bytes().to_vec())
+            }
+            Transport::Http { base, client } => {
+                let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+                let mut request = client.request(method, format!("{base}{uri}")).body(body);
+                for (name, value) in headers {
+                    request = request.header(*name, value);
+                }
+                let response = request.send().await.expect("the API answers");
+                let status = response.status().as_u16();
+                (status, response.bytes().await.unwrap().to_vec())
+            }
+        }
+    }
+
+    /// A GET of `path` on the API, its body as bytes (for answers that are not JSON).
+    pub async fn text(&self, path: &str) -> Fetched {
+        match &self.transport {
+            Transport::InProcess(router) => {
+                let request = Request::builder().uri(path).body(Body::empty()).unwrap();
+                let response = router.clone().oneshot(request).await.unwrap();
+                let status = response.status().as_u16();
+                let content_type = header_of(response.headers(), "content-type");
+                let body = response.into_body().collect().await.unwrap().to_bytes().to_vec();
+                Fetched { status, content_type, body }
+            }
+            Transport::Http { base, .. } => {
+                self.fetch("GET", &format!("{base}{path}"), &[], Vec::new()).await
+            }
+        }
+    }
+
+    /// Sends a request with optional bearer token and JSON body.
+    pub async fn call(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> Reply {
+        let mut headers = vec![];
+        let auth;
+        if let Some(token) = token {
+            auth = format!("Bearer {token}");
+            headers.push(("authorization", auth.as_str()));
+        }
+        if body.is_some() {
+            headers.push(("content-type", "application/json"));
+        }
+        self.raw(method, path, &headers, body.map(|b| b.to_string())).await
+    }
+
+    /// Sends a request with raw headers and body.
+    pub async fn raw(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<String>,
+    ) -> Reply {
+        match &self.transport {
+            Transport::InProcess(router) => {
+                let mut request = Request::builder().method(method).uri(path);
+                for (name, value) in headers {
+                    request = request.header(*name, *value);
+                }
+                let request =
+                    request.body(body.map(Body::from).unwrap_or_else(Body::empty)).unwrap();
+                let response = router.clone().oneshot(request).await.unwrap();
+                let status = response.status().as_u16();
+                let headers = response
+                    .headers()
+                    .iter()
+                    .map(|(k, v)| {
+                        (k.as_str().to_string(), v.to_str().unwrap_or_default().to_string())
+                    })
+                    .collect();
+                let bytes = response.into_body().collect().await.unwrap().to_bytes();
+                Reply {
+                    status,
+                    headers,
+                    body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+                }
+            }
+            Transport::Http { base, client } => {
+                let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+                let mut request = client.request(method, format!("{base}{path}"));
+                for (name, value) in headers {
+                    request = request.header(*name, *value);
+                }
+                if let Some(body) = body {
+                    request = request.body(body);
+                }
+                let response = request.send().await.expect("gateway answers");
+                let status = response.status().as_u16();
+                let headers = response
+                    .headers()
+                    .iter()
+                    .map(|(k, v)| {
+                        (k.as_str().to_string(), v.to_str().unwrap_or_default().to_string())
+                    })
+                    .collect();
+                let bytes = response.bytes().await.unwrap();
+                Reply {
+                    status,
+                    headers,
+                    body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+                }
+            }
+        }
+    }
+}
