@@ -77,26 +77,30 @@ emulator-tests: stack-build
 	rm -rf target/stack/iam target/stack/run
 	$(EMULATORS)/with-emulators.sh $(CARGO) test --workspace --all-features -- --ignored
 
-## lint-template: cfn-lint and `sam validate --lint` on the SAM template (offline)
+## lint-template: cfn-lint and `sam validate --lint` on the SAM template (offline), and no
+## physical name two stacks of it would share
 lint-template:
 	.tools/venv/bin/cfn-lint template.yaml
 	SAM_CLI_TELEMETRY=0 AWS_REGION=us-east-1 .tools/sam/bin/sam validate --lint --template template.yaml
+	SAM_CLI_TELEMETRY=0 .tools/sam/bin/python infra/checks/two_stacks.py
 
 # Lambda packages: release builds with cargo-lambda (zig links; no Docker) into
 # target/lambda/<arch>/<function>/bootstrap, Cargo's output in PACKAGE_TARGET_DIR (apart from the
-# tests' debug builds). `make package` builds both architectures and stages ARCH (the template's
-# default, arm64) in target/lambda/deploy/, the CodeUri of every function in template.yaml.
+# tests' debug builds): what `make package-check` and the cold-start bench run. Deployments build
+# with `sam build` (`make deploy`), the same cargo-lambda builds.
 PACKAGE_TARGET_DIR ?= $(CURDIR)/target/package
 ARCH ?= arm64
 export PACKAGE_TARGET_DIR
-.PHONY: package package-x86_64 package-arm64 package-check package-tools
+.PHONY: package package-all package-x86_64 package-arm64 package-check package-tools \
+	deploy destroy deploy-tools
 
-## package: every function for x86_64 and arm64, ARCH staged for `sam deploy`
-package: package-x86_64 package-arm64
+## package: every function in release for ARCH (arm64, the template's default; or x86_64)
+package: package-tools
 	@[[ "$(ARCH)" == x86_64 || "$(ARCH)" == arm64 ]] || { echo "ARCH must be x86_64 or arm64" >&2; exit 2; }
-	rm -rf target/lambda/deploy
-	cp -r target/lambda/$(ARCH) target/lambda/deploy
-	@echo "target/lambda/deploy holds the $(ARCH) packages: sam deploy --guided (Architecture=$(ARCH))"
+	infra/package/build.sh $(ARCH)
+
+## package-all: every function for both architectures
+package-all: package-x86_64 package-arm64
 
 package-x86_64: package-tools
 	infra/package/build.sh x86_64
@@ -107,6 +111,20 @@ package-arm64: package-tools
 ## package-tools: cargo-lambda and zig (PyPI, pinned) only, for machines that just package
 package-tools:
 	EMULATORS_ONLY_PACKAGING=1 $(EMULATORS)/install.sh
+
+## deploy: `sam build` (cargo-lambda, no Docker) and `sam deploy` for ARCH; guided the first
+## time (writes samconfig.toml); later the saved architecture unless ARCH is given
+deploy: deploy-tools
+	ARCH=$(if $(filter file,$(origin ARCH)),,$(ARCH)) infra/deploy/deploy.sh
+
+## destroy: delete the stack samconfig.toml names (sam delete asks first; the table, the bucket
+## and the administrator's password secret are retained)
+destroy: deploy-tools
+	SAM_CLI_TELEMETRY=0 .tools/sam/bin/sam delete
+
+## deploy-tools: cargo-lambda, zig and the SAM CLI (pinned) only
+deploy-tools:
+	EMULATORS_ONLY_PACKAGING=1 EMULATORS_WITH_SAM=1 $(EMULATORS)/install.sh
 
 ## package-check: start each x86_64 package against the Lambda Runtime API emulator and invoke it
 package-check: tools

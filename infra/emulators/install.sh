@@ -15,7 +15,8 @@
 # Set EMULATORS_SKIP_PYTHON=1 to skip cfn-lint and moto, EMULATORS_SKIP_S3S=1 to skip s3s-fs
 # (its first build compiles for several minutes). EMULATORS_WITH_BENCH=1 (`make bench`) also
 # installs the HTTP load generator oha (crates.io, pinned, optimised build) into .tools/cargo.
-# EMULATORS_ONLY_PACKAGING=1 (`make package`) installs cargo-lambda and zig only.
+# EMULATORS_ONLY_PACKAGING=1 (`make package`) installs cargo-lambda and zig only, with
+# EMULATORS_WITH_SAM=1 (`make deploy`) the SAM CLI too.
 set -euo pipefail
 
 # Pinned versions (change them here only).
@@ -41,6 +42,21 @@ need() { command -v "$1" >/dev/null 2>&1 || die "$1 not found on PATH ($2)"; }
 start=$(date +%s)
 mkdir -p "$TOOLS"
 
+# --- AWS SAM CLI (its own venv: its boto3 pin differs from moto's) ------------------------------
+install_sam() {
+  local sam_venv="$TOOLS/sam"
+  [[ -x "$sam_venv/bin/python" ]] || { log "creating venv .tools/sam"; python3 -m venv "$sam_venv"; }
+  if [[ "$(pip_version "$sam_venv" aws-sam-cli)" == "$SAM_CLI_VERSION" ]]; then
+    log "AWS SAM CLI $SAM_CLI_VERSION already installed"
+  else
+    log "installing aws-sam-cli==$SAM_CLI_VERSION into .tools/sam (about 2 minutes)"
+    "$sam_venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+      "aws-sam-cli==$SAM_CLI_VERSION"
+  fi
+  [[ -x "$sam_venv/bin/sam" ]] || die "sam missing from .tools/sam/bin"
+  log "  AWS SAM CLI $SAM_CLI_VERSION: .tools/sam/bin/sam"
+}
+
 # --- Packaging: cargo-lambda and zig (PyPI, into .tools/venv) -----------------------------------
 # Version of package $2 in the venv $1 ("" when it is not installed).
 pip_version() {
@@ -60,6 +76,7 @@ else
 fi
 [[ -x "$VENV/bin/cargo-lambda" ]] || die "cargo-lambda missing from .tools/venv/bin"
 if [[ "${EMULATORS_ONLY_PACKAGING:-0}" == "1" ]]; then
+  [[ "${EMULATORS_WITH_SAM:-0}" == "1" ]] && install_sam
   log "done (packaging tools only) in $(($(date +%s) - start)) s"
   exit 0
 fi
@@ -115,18 +132,7 @@ except m.PackageNotFoundError: print("")' "$1"
   [[ -x "$VENV/bin/schemathesis" ]] || die "schemathesis missing from .tools/venv/bin"
   log "  schemathesis $(version_of schemathesis): .tools/venv/bin/schemathesis"
 
-  # --- AWS SAM CLI (its own venv) --------------------------------------------------------------
-  SAM_VENV="$TOOLS/sam"
-  [[ -x "$SAM_VENV/bin/python" ]] || { log "creating venv .tools/sam"; python3 -m venv "$SAM_VENV"; }
-  if [[ "$(pip_version "$SAM_VENV" aws-sam-cli)" == "$SAM_CLI_VERSION" ]]; then
-    log "AWS SAM CLI $SAM_CLI_VERSION already installed"
-  else
-    log "installing aws-sam-cli==$SAM_CLI_VERSION into .tools/sam (about 2 minutes)"
-    "$SAM_VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
-      "aws-sam-cli==$SAM_CLI_VERSION"
-  fi
-  [[ -x "$SAM_VENV/bin/sam" ]] || die "sam missing from .tools/sam/bin"
-  log "  AWS SAM CLI $SAM_CLI_VERSION: .tools/sam/bin/sam"
+  install_sam
 fi
 
 # --- s3s-fs (cargo install, pinned, --locked) --------------------------------------------------

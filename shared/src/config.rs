@@ -179,12 +179,23 @@ impl Config {
                 (None, Some(arn)) => Some(SecretSource::SecretsManager(arn)),
                 (None, None) => None,
             };
+        // A user name asks for an administrator: without a password or an e-mail the process
+        // refuses to start rather than silently create none. Without a user name, a password
+        // alone (the template always passes its secret) asks for nothing.
         let admin =
             match (lookup("BLOG_ADMIN_USERNAME"), admin_password, lookup("BLOG_ADMIN_EMAIL")) {
                 (Some(username), Some(password), Some(email)) => {
                     Some(AdminBootstrap { username, password, email })
                 }
-                _ => None,
+                (Some(_), None, _) => bail!(
+                    "BLOG_ADMIN_USERNAME is set but neither BLOG_ADMIN_PASSWORD nor \
+                     BLOG_ADMIN_PASSWORD_ARN: set one, or unset BLOG_ADMIN_USERNAME"
+                ),
+                (Some(_), _, None) => bail!(
+                    "BLOG_ADMIN_USERNAME is set but BLOG_ADMIN_EMAIL is not (AdminEmail in the \
+                     template): set it, or unset BLOG_ADMIN_USERNAME"
+                ),
+                (None, _, _) => None,
             };
         let metrics_store = match lookup("BLOG_METRICS_STORE").as_deref() {
             None if in_lambda => MetricsStore::Table,
@@ -363,8 +374,22 @@ mod tests {
     }
 
     #[test]
+    fn an_administrator_without_a_password_or_an_email_refuses_to_start() {
+        let error =
+            config(&[("BLOG_ADMIN_USERNAME", "root"), ("BLOG_ADMIN_PASSWORD", "Secret123")])
+                .unwrap_err()
+                .to_string();
+        assert!(error.contains("BLOG_ADMIN_EMAIL"), "{error}");
+        let error = config(&[("BLOG_ADMIN_USERNAME", "root"), ("BLOG_ADMIN_EMAIL", "r@x.org")])
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("BLOG_ADMIN_PASSWORD"), "{error}");
+        let secret_only = config(&[("BLOG_ADMIN_PASSWORD_ARN", "arn:aws:secretsmanager:x")]);
+        assert!(secret_only.unwrap().admin.is_none(), "no user name: no administrator");
+    }
+
+    #[test]
     fn the_admin_is_bootstrapped_only_when_all_three_variables_are_set() {
-        assert!(config(&[("BLOG_ADMIN_USERNAME", "root")]).unwrap().admin.is_none());
         let full = config(&[
             ("BLOG_ADMIN_USERNAME", "root"),
             ("BLOG_ADMIN_PASSWORD", "Secret123"),

@@ -1,6 +1,6 @@
 //! The SAM template agrees with the code: every HTTP API route has a sample event under
 //! `events/` and every sample's route is in the template (the replay test runs the samples
-//! through the routers), every function's package is a binary of the workspace, and the
+//! through the routers), every function is a workspace crate `sam build` builds, and the
 //! CloudWatch dashboard charts only metrics the functions' Embedded Metric Format lines define.
 
 use std::{
@@ -88,22 +88,27 @@ fn every_route_of_the_template_has_a_sample_event_and_every_sample_a_route() {
 }
 
 #[test]
-fn every_function_deploys_a_package_of_a_workspace_binary() {
+fn every_function_is_a_workspace_crate_that_sam_build_builds_with_cargo_lambda() {
     let template = template();
-    let packages: Vec<&str> = template
+    let crates: Vec<&str> = template
         .lines()
         .filter_map(|line| value_of(line, "CodeUri"))
         .map(|uri| {
-            let binary = uri.strip_prefix("target/lambda/deploy/").expect("a staged package");
-            binary.trim_end_matches('/')
+            uri.strip_prefix("functions/").expect("a crate of functions/").trim_end_matches('/')
         })
         .collect();
+    let binaries: Vec<&str> =
+        template.lines().filter_map(|line| value_of(line, "Binary")).collect();
+    assert_eq!(crates, binaries, "each function's BuildProperties.Binary is its crate");
+    let methods =
+        template.lines().filter(|l| value_of(l, "BuildMethod") == Some("rust-cargolambda"));
+    assert_eq!(methods.count(), crates.len(), "every function builds with cargo-lambda");
     let build = std::fs::read_to_string(root().join("infra/package/build.sh")).unwrap();
     let built = build.lines().find_map(|l| l.strip_prefix("ALL_FUNCTIONS=")).unwrap();
     let built: BTreeSet<&str> = built.trim_matches('"').split(' ').collect();
-    assert_eq!(packages.iter().copied().collect::<BTreeSet<_>>(), built, "template vs build.sh");
-    assert_eq!(packages.len(), built.len(), "one function per package");
-    for binary in packages {
+    assert_eq!(crates.iter().copied().collect::<BTreeSet<_>>(), built, "template vs build.sh");
+    assert_eq!(crates.len(), built.len(), "one function per crate");
+    for binary in crates {
         let manifest = root().join("functions").join(binary).join("Cargo.toml");
         let manifest = std::fs::read_to_string(&manifest).expect(binary);
         assert!(manifest.contains(&format!("name = \"{binary}\"")), "{binary}");
@@ -159,6 +164,34 @@ fn the_dashboard_charts_only_metrics_the_functions_emit() {
     }
     let unknown: Vec<_> = charted.difference(&emitted).collect();
     assert!(unknown.is_empty(), "charted but never emitted: {unknown:?} (emitted: {emitted:?})");
+}
+
+/// Logical ids of the resources of `kind` (the key line above each `Type: <kind>`).
+fn resources_of_type(template: &str, kind: &str) -> Vec<String> {
+    let lines: Vec<&str> = template.lines().collect();
+    lines
+        .windows(2)
+        .filter(|pair| value_of(pair[1], "Type") == Some(kind))
+        .filter_map(|pair| pair[0].trim().strip_suffix(':').map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn every_alarm_is_on_the_dashboard_and_every_function_has_its_alarms() {
+    let template = template();
+    let body = &template[template.find("DashboardBody").expect("a dashboard")..];
+    let alarms = resources_of_type(&template, "AWS::CloudWatch::Alarm");
+    assert!(alarms.len() > 20, "{alarms:?}");
+    for alarm in &alarms {
+        assert!(body.contains(&format!("${{{alarm}.Arn}}")), "{alarm} is not on the dashboard");
+    }
+    for function in resources_of_type(&template, "AWS::Serverless::Function") {
+        assert!(alarms.contains(&format!("{function}ThrottlesAlarm")), "{function}: throttles");
+        let errors = format!("{function}ErrorsAlarm");
+        let sweep =
+            function == "OutboxSweepFunction" && alarms.contains(&"OutboxSweepErrorsAlarm".into());
+        assert!(alarms.contains(&errors) || sweep, "{function}: errors");
+    }
 }
 
 #[test]

@@ -82,7 +82,14 @@ pub async fn provision(
         let mut waiting = vec![];
         for (logical_id, kind, resource) in pending {
             let resolver = Resolver::new(parameters, &conditions, &made.physical, stack);
-            let properties = match resolver.resolve(&resource["Properties"]) {
+            // A function's and the API's properties are read when they are wired, not here.
+            let needed =
+                !matches!(kind.as_str(), "AWS::Serverless::Function" | "AWS::Serverless::HttpApi");
+            let resolved = match needed {
+                true => resolver.resolve(&resource["Properties"]),
+                false => Ok(Value::Null),
+            };
+            let properties = match resolved {
                 Ok(properties) => properties,
                 Err(_) if emulated(&kind) => {
                     waiting.push((logical_id, kind, resource));

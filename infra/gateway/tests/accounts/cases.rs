@@ -348,6 +348,8 @@ pub async fn preflight_requests_answer_204_for_any_origin(api: Api) {
     let simple =
         api.raw("POST", "/api/v1/auth/login", &[("origin", "https://x.example")], None).await;
     assert_eq!(simple.headers["access-control-allow-origin"], "*");
+    let exposed = simple.headers["access-control-expose-headers"].to_ascii_lowercase();
+    assert!(exposed.contains("retry-after"), "a browser may read Retry-After: {exposed}");
 }
 
 pub async fn unknown_paths_answer_404_in_json(api: Api) {

@@ -89,6 +89,7 @@ impl Stack {
     pub async fn start(options: StackOptions) -> Result<Self> {
         let template = Template::load(&options.template)?;
         let parameters = Parameters::resolve(&template, &options.parameters)?;
+        parameters.check_rules(&template)?;
         let clients = Clients::new(&options.emulators);
         let choices = Choices {
             secret_values: options.secret_values.clone(),
@@ -319,6 +320,7 @@ impl Stack {
         merged.extend(current.iter().map(|(k, v)| (k.to_string(), v.to_string())));
         merged.extend(overrides.clone());
         let parameters = Parameters::resolve(&self.template, &merged)?;
+        parameters.check_rules(&self.template)?;
         let conditions = self.template.document()["Conditions"].clone();
         let resolver =
             Resolver::new(&parameters, &conditions, &self.provisioned.physical, &self.options.name);

@@ -24,7 +24,8 @@ pub struct Template {
 pub struct FunctionSpec {
     /// Logical id, e.g. `AuthFunction`.
     pub logical_id: String,
-    /// The workspace binary its `CodeUri` stages (`target/lambda/deploy/<binary>/`).
+    /// The workspace binary `sam build` builds for it: `Metadata.BuildProperties.Binary`, else
+    /// the crate its `CodeUri` names.
     pub binary: String,
     /// `MemorySize` in MB.
     pub memory: Value,
@@ -122,7 +123,8 @@ impl Template {
             .into_iter()
             .map(|(logical_id, properties)| {
                 let merged = merge(globals, &properties);
-                function_spec(logical_id.clone(), &merged)
+                let metadata = &self.document["Resources"][&logical_id]["Metadata"];
+                function_spec(logical_id.clone(), &merged, metadata)
                     .with_context(|| format!("function {logical_id}"))
             })
             .collect()
@@ -139,13 +141,13 @@ impl Template {
     }
 }
 
-fn function_spec(logical_id: String, properties: &Value) -> Result<FunctionSpec> {
+fn function_spec(logical_id: String, properties: &Value, metadata: &Value) -> Result<FunctionSpec> {
     let code_uri = properties["CodeUri"].as_str().context("CodeUri must be a path")?;
-    let binary = code_uri
-        .trim_end_matches('/')
-        .strip_prefix("target/lambda/deploy/")
-        .with_context(|| format!("CodeUri {code_uri} is not a package staged by make package"))?
-        .to_string();
+    if metadata["BuildMethod"] != "rust-cargolambda" {
+        bail!("Metadata.BuildMethod must be rust-cargolambda (sam build with cargo-lambda)");
+    }
+    let crate_name = code_uri.trim_end_matches('/').rsplit('/').next().unwrap_or_default();
+    let binary = metadata["BuildProperties"]["Binary"].as_str().unwrap_or(crate_name).to_string();
     let environment = properties["Environment"]["Variables"]
         .as_object()
         .map(|vars| vars.iter().map(|(k, v)| (k.clone(), v.clone())).collect())

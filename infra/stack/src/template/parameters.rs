@@ -34,6 +34,35 @@ impl Parameters {
         Ok(Self(values))
     }
 
+    /// Checks the template's `Rules` as CloudFormation does before it deploys: every rule
+    /// whose `RuleCondition` holds must have each `Assert` hold, else the deployment is
+    /// refused with the assertion's description.
+    pub fn check_rules(&self, template: &Template) -> Result<()> {
+        let Some(rules) = template.document()["Rules"].as_object() else { return Ok(()) };
+        let none = BTreeMap::new();
+        let conditions = template.document()["Conditions"].clone();
+        let resolver = super::intrinsics::Resolver::new(self, &conditions, &none, "rules");
+        let holds =
+            |value: &Value| -> Result<bool> { Ok(resolver.resolve(value)? == Value::Bool(true)) };
+        for (name, rule) in rules {
+            let applies = match rule.get("RuleCondition") {
+                Some(condition) => holds(condition)?,
+                None => true,
+            };
+            if !applies {
+                continue;
+            }
+            for assertion in rule["Assertions"].as_array().into_iter().flatten() {
+                if !holds(&assertion["Assert"])? {
+                    let why =
+                        assertion["AssertDescription"].as_str().unwrap_or("an assertion fails");
+                    bail!("rule {name}: {why}");
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The value of parameter `name`.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.0.get(name).map(String::as_str)

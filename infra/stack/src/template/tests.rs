@@ -23,8 +23,10 @@ Resources:
   Table: {Type: AWS::DynamoDB::Table, Properties: {}}
   Fn:
     Type: AWS::Serverless::Function
+    Metadata:
+      BuildMethod: rust-cargolambda
     Properties:
-      CodeUri: target/lambda/deploy/fn/
+      CodeUri: functions/fn/
       MemorySize: 1024
       Environment:
         Variables:
@@ -121,6 +123,24 @@ fn parameters_are_checked_as_cloudformation_checks_them() {
 }
 
 #[test]
+fn rules_refuse_parameters_as_cloudformation_does() {
+    let text = format!(
+        "{SAMPLE}\nRules:\n  MailWithLevel:\n    RuleCondition: !Equals [!Ref Level, debug]\n    \
+         Assertions:\n      - Assert: !Not [!Equals [!Ref Email, \"\"]]\n        \
+         AssertDescription: Email is required in debug.\n"
+    );
+    let template = Template::parse(&text).unwrap();
+    let with = |pairs: &[(&str, &str)]| {
+        let overrides = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Parameters::resolve(&template, &overrides).unwrap().check_rules(&template)
+    };
+    assert!(with(&[]).is_ok(), "the rule does not apply at info");
+    let refused = with(&[("Level", "debug")]).unwrap_err().to_string();
+    assert!(refused.contains("Email is required in debug"), "{refused}");
+    assert!(with(&[("Level", "debug"), ("Email", "a@b.c")]).is_ok());
+}
+
+#[test]
 fn the_project_template_declares_ten_functions_with_their_binaries() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../template.yaml");
     let template = Template::load(&path).unwrap();
@@ -130,6 +150,10 @@ fn the_project_template_declares_ten_functions_with_their_binaries() {
     for binary in ["auth", "users", "articles", "worker", "outbox-sweep", "ops"] {
         assert!(binaries.contains(&binary), "{binary} in {binaries:?}");
     }
-    Parameters::resolve(&template, &BTreeMap::new()).expect("the defaults pass the constraints");
+    let defaults = Parameters::resolve(&template, &BTreeMap::new()).expect("the defaults pass");
+    defaults.check_rules(&template).expect("no rule refuses the defaults");
+    let admin = BTreeMap::from([("AdminUsername".to_string(), "root".to_string())]);
+    let without_email = Parameters::resolve(&template, &admin).unwrap().check_rules(&template);
+    assert!(without_email.is_err(), "an administrator needs an e-mail");
     assert!(template.http_api_cors().unwrap().is_some());
 }
