@@ -83,8 +83,10 @@ pub struct Config {
     pub jwt_secret: SecretSource,
     /// Token validity.
     pub token_ttl: Duration,
-    /// Failed logins per user name before further attempts are refused.
+    /// Failed logins per user name and client address before further attempts are refused.
     pub login_max_failures: u32,
+    /// Failed logins per user name from every address before further attempts are refused.
+    pub login_max_failures_per_name: u32,
     /// Window of the login throttle.
     pub login_window: Duration,
     /// How long a token's user status may be cached.
@@ -217,6 +219,7 @@ impl Config {
             jwt_secret,
             token_ttl: Duration::from_secs(parse(&lookup, "BLOG_JWT_TTL_SECONDS", 7200)?),
             login_max_failures: parse(&lookup, "BLOG_LOGIN_MAX_FAILURES", 5)?,
+            login_max_failures_per_name: parse(&lookup, "BLOG_LOGIN_MAX_FAILURES_PER_NAME", 50)?,
             login_window: Duration::from_secs(parse(&lookup, "BLOG_LOGIN_WINDOW_SECONDS", 900)?),
             principal_cache_ttl: Duration::from_secs(parse(
                 &lookup,

@@ -44,5 +44,7 @@ pub async fn serve(
     ctx: AppContext,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, app(ctx)).with_graceful_shutdown(shutdown).await
+    // The peer address is the client's (the login throttle counts per address).
+    let service = app(ctx).into_make_service_with_connect_info::<std::net::SocketAddr>();
+    axum::serve(listener, service).with_graceful_shutdown(shutdown).await
 }

@@ -8,7 +8,7 @@ use crate::{
     context::AppContext,
     http::{
         account::{AccountEnvelope, AccountError, AccountErrorEnvelope, AccountOk},
-        extract::JsonBody,
+        extract::{ClientAddress, JsonBody},
     },
     openapi::{Null, INTERNAL, UNAUTHORIZED},
     users::{
@@ -185,6 +185,7 @@ struct LoginUser {
 )]
 pub async fn login(
     State(ctx): State<AppContext>,
+    ClientAddress(address): ClientAddress,
     JsonBody(request, ..): Body<LoginRequest>,
 ) -> Result<AccountOk<LoginResponse>, AccountError> {
     let table = ctx.table.as_ref();
@@ -192,23 +193,27 @@ pub async fn login(
     if login.is_empty() || request.password.is_empty() {
         return Err(AccountError::BadRequest("username and password are required".into()));
     }
-    let user = if login.len() <= 254 { repo::find_by_login(table, login).await? } else { None };
-    let throttle_key = user.as_ref().map_or(login, |u| u.username.as_str()).to_string();
-    let window = throttle::window(table, &ctx.config, &throttle_key).await?;
-    if let throttle::Window::Locked(retry_after_secs) = window {
-        return Err(AccountError::TooManyRequests { retry_after_secs });
-    }
-    let hash = user.as_ref().map(|u| u.password_hash.clone());
-    if !password::verify(request.password, hash).await? {
-        throttle::record_failure(table, &ctx.config, &throttle_key).await?;
-        tracing::info!(login = %throttle_key, "failed login");
+    if login.chars().count() > throttle::MAX_LOGIN_CHARS {
         return Err(AccountError::Unauthorized(BAD_CREDENTIALS.into()));
     }
-    let user = user.ok_or_else(|| AccountError::Unauthorized(BAD_CREDENTIALS.into()))?;
-    if !user.is_active() {
-        return Err(AccountError::Unauthorized("account is disabled".into()));
-    }
-    throttle::reset(table, &throttle_key, &window).await?;
+    let user = repo::find_by_login(table, login).await?;
+    // One counter per account, whether it signs in with its name or its e-mail.
+    let name = user.as_ref().map_or(login, |u| u.username.as_str()).to_string();
+    let attempt = match throttle::reserve(table, &ctx.config, &name, &address).await? {
+        throttle::Reservation::Granted(attempt) => attempt,
+        throttle::Reservation::Locked { retry_after_secs } => {
+            return Err(AccountError::TooManyRequests { retry_after_secs });
+        }
+    };
+    let hash = user.as_ref().map(|u| u.password_hash.clone());
+    let verified = password::verify(request.password, hash).await?;
+    // A disabled account answers as a wrong password does: nothing tells the two apart.
+    let Some(user) = user.filter(|u| verified && u.is_active()) else {
+        let login = throttle::digest(&name);
+        tracing::info!(login, address, verified, "failed login");
+        return Err(AccountError::Unauthorized(BAD_CREDENTIALS.into()));
+    };
+    throttle::succeeded(table, &attempt).await?;
     let token = ctx.tokens.issue(user.id, &user.username, &user.roles)?;
     tracing::info!(user_id = user.id, "signed in");
     Ok(AccountOk(LoginResponse {

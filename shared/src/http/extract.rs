@@ -138,6 +138,30 @@ pub fn present<'de, D: serde::Deserializer<'de>>(
     <serde_json::Value as serde::Deserialize>::deserialize(deserializer).map(Some)
 }
 
+/// The address of the client: inside Lambda, API Gateway's `sourceIp` (the TCP peer of its
+/// edge); elsewhere the TCP peer of the connection. Never a header a client could set.
+pub struct ClientAddress(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for ClientAddress {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _: &S,
+    ) -> Result<Self, Self::Rejection> {
+        #[cfg(feature = "lambda")]
+        if let Some(lambda_http::request::RequestContext::ApiGatewayV2(context)) =
+            parts.extensions.get::<lambda_http::request::RequestContext>()
+        {
+            if let Some(ip) = &context.http.source_ip {
+                return Ok(ClientAddress(ip.clone()));
+            }
+        }
+        let peer = parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>();
+        Ok(ClientAddress(peer.map_or_else(|| "unknown".into(), |info| info.0.ip().to_string())))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

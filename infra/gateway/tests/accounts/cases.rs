@@ -239,7 +239,7 @@ pub async fn a_disabled_account_is_refused_and_can_be_re_enabled(api: Api) {
             Some(json!({"username": "pat", "password": PASSWORD})),
         )
         .await;
-    assert_error(&login, 401, "disabled");
+    assert_error(&login, 401, "wrong");
     api.call("PUT", &path, Some(&admin), Some(json!({"status": 1}))).await;
     assert_eq!(api.call("GET", "/api/v1/users/me", Some(&token), None).await.status, 200);
     api.login("pat", PASSWORD).await;

@@ -1,7 +1,9 @@
 //! How the harness talks to the API: in-process through the gateway's router (tower
 //! `oneshot`), or over HTTP (the gateway or the stack's front).
 
-use axum::{body::Body, http::Request};
+use std::net::{IpAddr, SocketAddr};
+
+use axum::{body::Body, extract::ConnectInfo, http::Request};
 use http_body_util::BodyExt;
 use serde_json::Value;
 use tower::ServiceExt;
@@ -130,11 +132,34 @@ impl Api {
         headers: &[(&str, &str)],
         body: Option<String>,
     ) -> Reply {
+        self.send_from(None, method, path, headers, body).await
+    }
+
+    /// Signs in as `username` from the client address `from` (a loopback address other than
+    /// 127.0.0.1 over HTTP; the connection's peer address in-process).
+    pub async fn login_from(&self, from: IpAddr, username: &str, password: &str) -> Reply {
+        let body = serde_json::json!({ "username": username, "password": password });
+        let headers = [("content-type", "application/json")];
+        self.send_from(Some(from), "POST", "/api/v1/auth/login", &headers, Some(body.to_string()))
+            .await
+    }
+
+    async fn send_from(
+        &self,
+        from: Option<IpAddr>,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<String>,
+    ) -> Reply {
         match &self.transport {
             Transport::InProcess(router) => {
                 let mut request = Request::builder().method(method).uri(path);
                 for (name, value) in headers {
                     request = request.header(*name, *value);
+                }
+                if let Some(ip) = from {
+                    request = request.extension(ConnectInfo(SocketAddr::new(ip, 50_000)));
                 }
                 let request =
                     request.body(body.map(Body::from).unwrap_or_else(Body::empty)).unwrap();
@@ -156,6 +181,10 @@ impl Api {
             }
             Transport::Http { base, client } => {
                 let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+                let client = match from {
+                    Some(ip) => super::http_client_builder().local_address(ip).build().unwrap(),
+                    None => client.clone(),
+                };
                 let mut request = client.request(method, format!("{base}{path}"));
                 for (name, value) in headers {
                     request = request.header(*name, *value);

@@ -243,8 +243,13 @@ impl Api {
 
 /// An HTTP client for the tests (reqwest on rustls needs the process's crypto provider).
 pub fn http_client() -> reqwest::Client {
+    http_client_builder().build().expect("an HTTP client")
+}
+
+/// A builder of [`http_client`]s (for one with options of its own).
+pub fn http_client_builder() -> reqwest::ClientBuilder {
     let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
-    reqwest::Client::new()
+    reqwest::Client::builder()
 }
 
 pub(crate) fn uuid_like() -> String {
