@@ -108,6 +108,8 @@ pub struct Config {
     pub embedding_dimensions: usize,
     /// Bedrock endpoint override (stubs).
     pub bedrock_endpoint: Option<String>,
+    /// Secrets Manager endpoint override (emulators).
+    pub secretsmanager_endpoint: Option<String>,
     /// Root certificates the AWS SDK clients trust.
     pub aws_trust_store: TrustStore,
     /// Where the worker POSTs a notification of each published article.
@@ -149,11 +151,13 @@ pub struct Config {
 impl Config {
     /// Reads the configuration from the process environment.
     pub fn from_env() -> anyhow::Result<Self> {
-        Self::from_lookup(|name| env::var(name).ok().filter(|v| !v.is_empty()))
+        Self::from_lookup(|name| env::var(name).ok())
     }
 
-    /// Reads the configuration through `lookup` (tests pass a map).
+    /// Reads the configuration through `lookup` (tests pass a map). An empty value counts as
+    /// unset, as the template's empty parameters deliver them.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> anyhow::Result<Self> {
+        let lookup = |name: &str| lookup(name).filter(|value| !value.is_empty());
         // Inside Lambda the table is DynamoDB: the functions are built without the embedded one.
         let in_lambda = lookup("AWS_LAMBDA_RUNTIME_API").is_some();
         let store = match lookup("BLOG_STORE").as_deref() {
@@ -239,6 +243,7 @@ impl Config {
                 .unwrap_or_else(|| "amazon.titan-embed-text-v2:0".into()),
             embedding_dimensions: parse(&lookup, "BLOG_EMBEDDING_DIMENSIONS", 512)?,
             bedrock_endpoint: lookup("BLOG_BEDROCK_ENDPOINT"),
+            secretsmanager_endpoint: lookup("BLOG_SECRETSMANAGER_ENDPOINT"),
             aws_trust_store: match lookup("BLOG_AWS_TRUST_STORE").as_deref() {
                 None | Some("system") => TrustStore::System,
                 Some("aws") => TrustStore::Aws,
@@ -363,6 +368,37 @@ mod tests {
         assert_eq!(aws.aws_trust_store, TrustStore::Aws);
         let err = config(&[("BLOG_AWS_TRUST_STORE", "amazon")]).unwrap_err().to_string();
         assert!(err.contains("BLOG_AWS_TRUST_STORE"), "{err}");
+    }
+
+    #[test]
+    fn endpoint_overrides_are_read_and_empty_ones_are_unset() {
+        let endpoints = |config: &Config| {
+            [
+                config.dynamodb_endpoint.clone(),
+                config.s3_endpoint.clone(),
+                config.sqs_endpoint.clone(),
+                config.secretsmanager_endpoint.clone(),
+                config.bedrock_endpoint.clone(),
+            ]
+        };
+        let names = [
+            "BLOG_DYNAMODB_ENDPOINT",
+            "BLOG_S3_ENDPOINT",
+            "BLOG_SQS_ENDPOINT",
+            "BLOG_SECRETSMANAGER_ENDPOINT",
+            "BLOG_BEDROCK_ENDPOINT",
+        ];
+        let given: Vec<(&str, &str)> =
+            names.iter().map(|n| (*n, "http://localstack:4566")).collect();
+        let set = config(&given).unwrap();
+        assert_eq!(endpoints(&set), names.map(|_| Some("http://localstack:4566".to_string())));
+        let empty: Vec<(&str, &str)> = names.iter().map(|n| (*n, "")).collect();
+        assert_eq!(
+            endpoints(&config(&empty).unwrap()),
+            names.map(|_| None),
+            "the template's default"
+        );
+        assert_eq!(endpoints(&config(&[]).unwrap()), names.map(|_| None));
     }
 
     #[test]

@@ -49,18 +49,19 @@ pub async fn open_table(config: &Config) -> anyhow::Result<Arc<dyn Table>> {
 }
 
 /// Resolves a secret: given directly, or read from Secrets Manager (its client trusting
-/// `trust`).
+/// `trust`, at `endpoint` when given: `BLOG_SECRETSMANAGER_ENDPOINT`).
 pub async fn resolve_secret(
     source: &SecretSource,
     what: &str,
     #[cfg_attr(not(feature = "secrets"), allow(unused_variables))] trust: TrustStore,
+    #[cfg_attr(not(feature = "secrets"), allow(unused_variables))] endpoint: Option<&str>,
 ) -> anyhow::Result<String> {
     match source {
         SecretSource::Value(value) => Ok(value.clone()),
         #[cfg(feature = "secrets")]
         SecretSource::SecretsManager(arn) => {
             let sdk = crate::ports::aws::sdk_config(trust).await?;
-            crate::ports::secrets::secret_string(&sdk, arn).await
+            crate::ports::secrets::secret_string(&sdk, endpoint, arn).await
         }
         #[allow(unreachable_patterns)]
         _ => bail!("{what}: no value configured for this binary"),
@@ -72,9 +73,14 @@ pub async fn resolve_secret(
 pub async fn jwt_secret(config: &Config) -> anyhow::Result<Vec<u8>> {
     match &config.jwt_secret {
         SecretSource::Generated => generated_secret(&config.data_dir.join("jwt-secret")),
-        source => Ok(resolve_secret(source, "BLOG_JWT_SECRET", config.aws_trust_store)
-            .await?
-            .into_bytes()),
+        source => Ok(resolve_secret(
+            source,
+            "BLOG_JWT_SECRET",
+            config.aws_trust_store,
+            config.secretsmanager_endpoint.as_deref(),
+        )
+        .await?
+        .into_bytes()),
     }
 }
 
@@ -288,7 +294,12 @@ pub async fn bootstrap_admin(ctx: &AppContext) -> anyhow::Result<Option<Outcome>
     if crate::auth::bootstrap::account_exists(ctx, &username).await? {
         return Ok(Some(Outcome::AlreadyExists));
     }
-    let password =
-        resolve_secret(&admin.password, "BLOG_ADMIN_PASSWORD", ctx.config.aws_trust_store).await?;
+    let password = resolve_secret(
+        &admin.password,
+        "BLOG_ADMIN_PASSWORD",
+        ctx.config.aws_trust_store,
+        ctx.config.secretsmanager_endpoint.as_deref(),
+    )
+    .await?;
     ensure_admin(ctx, &admin.username, &password, &admin.email).await.map(Some)
 }

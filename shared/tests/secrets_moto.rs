@@ -27,15 +27,20 @@ async fn a_secret_arn_resolves_to_the_secret_string() {
         .await
         .expect("moto creates the secret");
     let arn = created.arn().expect("an ARN").to_string();
-    let value =
-        resolve_secret(&SecretSource::SecretsManager(arn), "BLOG_JWT_SECRET", TrustStore::System)
-            .await
-            .unwrap();
+    let value = resolve_secret(
+        &SecretSource::SecretsManager(arn),
+        "BLOG_JWT_SECRET",
+        TrustStore::System,
+        None,
+    )
+    .await
+    .unwrap();
     assert_eq!(value, "a-secret-of-at-least-thirty-two-characters");
     let missing = resolve_secret(
         &SecretSource::SecretsManager(format!("{name}-missing")),
         "x",
         TrustStore::System,
+        None,
     )
     .await;
     assert!(missing.is_err(), "a missing secret is an error, not an empty key");

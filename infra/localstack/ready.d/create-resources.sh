@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# LocalStack's ready hook (/etc/localstack/init/ready.d): creates what template.yaml declares
+# and a local run uses, from the request files in /etc/localstack/blog (resources/, which
+# infra/stack/tests/localstack.rs holds against the template): the table with its TTL
+# attribute, the dead-letter queue and the event queue, the uploads bucket, and the two secrets
+# (a generated JWT signing key; the administrator's password from BLOG_ADMIN_PASSWORD).
+set -euo pipefail
+
+resources=/etc/localstack/blog
+export AWS_DEFAULT_REGION=us-east-1
+
+create() {
+  local service=$1 operation=$2 file=$3
+  shift 3
+  awslocal "$service" "$operation" --cli-input-json "file://$resources/$file" "$@" >/dev/null
+  echo "blog: $service $operation $file"
+}
+
+create dynamodb create-table table.json
+create dynamodb update-time-to-live table-ttl.json
+create sqs create-queue events-dead-letter-queue.json
+create sqs create-queue events-queue.json
+create s3api create-bucket uploads-bucket.json
+jwt_secret=$(head -c 32 /dev/urandom | od -An -vtx1 | tr -d ' \n')
+create secretsmanager create-secret jwt-secret.json --secret-string "$jwt_secret"
+create secretsmanager create-secret admin-password-secret.json \
+  --secret-string "${BLOG_ADMIN_PASSWORD:?the administrator password is unset}"
