@@ -117,7 +117,6 @@ class Check:
             "BLOG_SQS_ENDPOINT": os.environ["BLOG_TEST_SQS_ENDPOINT"],
             "BLOG_BUCKET_NAME": bucket,
             "BLOG_S3_ENDPOINT": os.environ["BLOG_TEST_S3_ENDPOINT"],
-            "BLOG_S3_TAG_PENDING": "false",
             "BLOG_EMBEDDER": "local",
             "BLOG_LOG": "warn",
             # As the template's default TrustStore=aws.
