@@ -30,6 +30,23 @@ stack: tools stack-build
 stack-build:
 	$(CARGO) run -q -p blog-stack -- build
 
+## smoke: post-deploy smoke test of the API at URL (a deployed stack's ApiUrl, or a local
+## http://127.0.0.1:<port>): health, logins, an article through the worker, a file round trip,
+## metrics; one line per check, non-zero exit at the first failure; removes what it created.
+## Administrator from BLOG_ADMIN_USERNAME/BLOG_ADMIN_PASSWORD, actuator token from
+## BLOG_ACTUATOR_TOKEN (when the stack has one).
+.PHONY: smoke
+smoke:
+	@[[ -n "$(URL)" ]] || { echo "usage: make smoke URL=<ApiUrl> [BLOG_ADMIN_USERNAME=...]" \
+		"[BLOG_ADMIN_PASSWORD=...] [BLOG_ACTUATOR_TOKEN=...]" >&2; exit 2; }
+	$(CARGO) run -q -p blog-smoke -- --url "$(URL)"
+
+## smoke-local: `make smoke` against the local gateway and against the stack on the emulators,
+## each started on a free port and stopped by infra/smoke/local.sh
+.PHONY: smoke-local
+smoke-local: tools stack-build
+	CARGO="$(CARGO)" infra/smoke/local.sh
+
 ## iam-report: docs/iam.md from the AWS actions the last stack tests recorded
 .PHONY: iam-report
 iam-report:
@@ -45,8 +62,9 @@ create-admin:
 	$(CARGO) run -p local-gateway --bin blog-gateway -- create-admin
 
 ## test: formatting, lints, unit and API tests on every target (in-process, the gateway on the
-## emulators, the stack), API fuzzing, template lint, the IAM report
-test: tools fmt-check clippy unit-tests fuzz-api emulator-tests iam-report lint-template
+## emulators, the stack), API fuzzing, the smoke test on the gateway and the stack, template
+## lint, the IAM report
+test: tools fmt-check clippy unit-tests fuzz-api emulator-tests smoke-local iam-report lint-template
 
 ## tools: install the pinned emulators and linters into .tools/
 tools:

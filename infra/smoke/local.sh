@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# Runs the post-deploy smoke test, `make smoke URL=…` (the target an operator runs after
+# deploying), against the two local targets, so it is known to work before anyone deploys:
+#
+#   gateway  the local gateway (`blog-gateway serve`, debug) on a fresh data directory, with an
+#            actuator token (so the smoke test's --actuator-token is exercised)
+#   stack    the stack as template.yaml deploys it (`blog-stack serve`: the functions of
+#            `make stack-build` behind the API Gateway front) on the emulators, its parameters at
+#            their defaults, as `make stack` runs it; it fails when a function made an AWS call
+#            the template does not grant, when the stack leaves a process behind, or when this
+#            run leaves an emulator it started running
+#
+#   infra/smoke/local.sh [gateway|stack]    (both when no argument)
+#
+# Each target listens on a free port (never 3000: `make dev` may be running) and is stopped
+# afterwards; the time each took is printed. The administrator is BLOG_ADMIN_* (the Makefile's
+# admin/Admin12345 unless overridden); other BLOG_* variables of the caller are ignored.
+# Needs `make tools` and `make stack-build` (`make smoke-local` runs both first).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+SELF="$ROOT/infra/smoke/local.sh"
+EMULATORS="$ROOT/infra/emulators"
+CARGO="${CARGO:-cargo}"
+READY_SECONDS="${SMOKE_LOCAL_READY_SECONDS:-120}"
+cd "$ROOT"
+
+log() { printf '[smoke-local] %s\n' "$*"; }
+die() { printf '[smoke-local] error: %s\n' "$*" >&2; exit 1; }
+
+# Milliseconds of the wall clock, and the time since such a reading as `12.3 s`.
+now_ms() {
+  local micros=${EPOCHREALTIME/[.,]/}
+  echo $((micros / 1000))
+}
+since() {
+  local ms=$(($(now_ms) - $1))
+  printf '%d.%d s' $((ms / 1000)) $((ms % 1000 / 100))
+}
+
+free_port() {
+  python3 -c 'import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# `make smoke` against $1, the variables of the environment given before it.
+smoke() {
+  make --no-print-directory -C "$ROOT" smoke URL="$1" CARGO="$CARGO"
+}
+
+# Stops process $1 with signal $2 and waits for it, at most $3 seconds, then SIGKILL.
+# Answers the process's exit status.
+stop() {
+  local pid=$1 signal=$2 seconds=$3 waited=0
+  kill -s "$signal" "$pid" 2>/dev/null || true
+  while kill -0 "$pid" 2>/dev/null && ((waited < seconds * 10)); do
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    log "pid $pid still running ${seconds} s after SIG$signal: killing it"
+    kill -s KILL "$pid" 2>/dev/null || true
+  fi
+  local status=0
+  wait "$pid" 2>/dev/null || status=$?
+  return "$status"
+}
+
+# Processes started for this run, stopped on any exit.
+SERVER_PID=""
+WORK=""
+on_exit() {
+  if [[ -n "$SERVER_PID" ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    stop "$SERVER_PID" INT 30 || true
+  fi
+  [[ -z "$WORK" ]] || rm -rf "$WORK"
+}
+trap on_exit EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# The local gateway on a fresh data directory and a free port, the smoke test, the stop.
+run_gateway() {
+  local port url token started status=0
+  started=$(now_ms)
+  WORK="$(mktemp -d)"
+  port="$(free_port)"
+  url="http://127.0.0.1:$port"
+  token="smoke-local-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
+  log "gateway: blog-gateway serve on $url (data in $WORK/data)"
+  BLOG_DATA_DIR="$WORK/data" BLOG_HOST=127.0.0.1 BLOG_PORT="$port" BLOG_PUBLIC_BASE_URL="$url" \
+    BLOG_ACTUATOR_TOKEN="$token" BLOG_LOG=warn \
+    "$CARGO" run -q -p local-gateway --bin blog-gateway -- serve >"$WORK/gateway.log" 2>&1 &
+  SERVER_PID=$!
+  local deadline=$((SECONDS + READY_SECONDS))
+  until curl -fsS -o /dev/null "$url/actuator/health/liveness" 2>/dev/null; do
+    if ! kill -0 "$SERVER_PID" 2>/dev/null || ((SECONDS > deadline)); then
+      cat "$WORK/gateway.log" >&2
+      die "gateway: not serving after $(since "$started")"
+    fi
+    sleep 0.2
+  done
+  log "gateway: serving after $(since "$started")"
+  BLOG_ACTUATOR_TOKEN="$token" smoke "$url" || status=$?
+  stop "$SERVER_PID" INT 30 || { log "gateway: exited with status $? on SIGINT"; status=1; }
+  SERVER_PID=""
+  if ((status != 0)); then
+    tail -n 50 "$WORK/gateway.log" >&2
+    die "gateway: failed after $(since "$started") (above; the gateway's log last)"
+  fi
+  rm -rf "$WORK"
+  WORK=""
+  log "gateway: passed in $(since "$started") (start, smoke test, stop)"
+}
+
+# The emulators this state directory has running, by script.
+running_emulators() {
+  local script
+  for script in dynamodb-local.sh moto.sh s3s.sh; do
+    if "$EMULATORS/$script" status >/dev/null 2>&1; then echo "$script"; fi
+  done
+}
+
+# The stack on the emulators (with-emulators.sh starts those not running and stops them after).
+run_stack() {
+  local started before status=0 script
+  started=$(now_ms)
+  before="$(running_emulators)"
+  "$EMULATORS/with-emulators.sh" "$SELF" stack-on-emulators || status=$?
+  for script in $(running_emulators); do
+    if ! grep -qx "$script" <<<"$before"; then
+      log "stack: ${script%.sh} was started for this run and is still running"
+      status=1
+    fi
+  done
+  ((status == 0)) || die "stack: failed ($(since "$started"))"
+  log "stack: passed in $(since "$started") (emulators, start, smoke test, stop)"
+}
+
+# Inside with-emulators.sh: `blog-stack serve` on a free port in a session of its own (to find
+# anything it leaves behind), the smoke test, SIGINT, and the checks after it stopped.
+stack_on_emulators() {
+  local port url started status=0 line run_dir leftovers
+  started=$(now_ms)
+  WORK="$(mktemp -d)"
+  port="$(free_port)"
+  url="http://127.0.0.1:$port"
+  log "stack: blog-stack serve on $url"
+  : >"$WORK/stack.log" # there before the first look for the ready line
+  BLOG_HOST=127.0.0.1 BLOG_PORT="$port" \
+    setsid "$CARGO" run -q -p blog-stack -- serve >"$WORK/stack.log" 2>&1 &
+  SERVER_PID=$!
+  local deadline=$((SECONDS + READY_SECONDS))
+  until line="$(grep -m1 '^\[stack\] serving the API on ' "$WORK/stack.log")"; do
+    if ! kill -0 "$SERVER_PID" 2>/dev/null || ((SECONDS > deadline)); then
+      tail -n 50 "$WORK/stack.log" >&2
+      die "stack: not serving after $(since "$started")"
+    fi
+    sleep 0.2
+  done
+  [[ "$line" == *"$url"* ]] || die "stack: serving elsewhere than $url: $line"
+  log "stack: serving after $(since "$started")"
+  smoke "$url" || status=$?
+  local session=$SERVER_PID
+  stop "$SERVER_PID" INT 60 || { log "stack: exited with status $? on SIGINT"; status=1; }
+  SERVER_PID=""
+  # The functions die with the stack (a parent-death signal): give the kernel a moment.
+  for _ in $(seq 1 50); do
+    leftovers="$(ps -o pid=,args= -s "$session" || true)"
+    [[ -n "$leftovers" ]] || break
+    sleep 0.1
+  done
+  if [[ -n "$leftovers" ]]; then
+    log "stack: processes left behind after it stopped:"$'\n'"$leftovers"
+    kill -s KILL -- "-$session" 2>/dev/null || true
+    status=1
+  fi
+  if grep '^\[stack\] IAM: ' "$WORK/stack.log" >&2; then
+    log "stack: a function made AWS calls template.yaml does not grant (above)"
+    status=1
+  fi
+  run_dir="$(sed -n 's/^\[stack\] function logs in \(.*\); Ctrl-C stops everything$/\1/p' \
+    "$WORK/stack.log")"
+  if ((status != 0)); then
+    grep -v '^\[stack\] IAM: ' "$WORK/stack.log" | tail -n 50 >&2
+    die "stack: failed (above); function logs in ${run_dir:-target/stack/run}"
+  fi
+  [[ -z "$run_dir" ]] || rm -rf "$run_dir"
+}
+
+case "${1:-all}" in
+  gateway | stack | all)
+    # The targets' configuration is this script's: only the administrator comes from outside.
+    for name in $(compgen -v BLOG_); do
+      case "$name" in
+        BLOG_ADMIN_USERNAME | BLOG_ADMIN_PASSWORD | BLOG_ADMIN_EMAIL) ;;
+        *) unset "$name" ;;
+      esac
+    done
+    export BLOG_ADMIN_USERNAME="${BLOG_ADMIN_USERNAME:-admin}"
+    export BLOG_ADMIN_PASSWORD="${BLOG_ADMIN_PASSWORD:-Admin12345}"
+    export BLOG_ADMIN_EMAIL="${BLOG_ADMIN_EMAIL:-admin@example.com}"
+    # One build each, as `cargo run` builds them below (a joint build would unify features).
+    log "building blog-smoke, blog-gateway and blog-stack (debug)"
+    "$CARGO" build -q -p blog-smoke --bin blog-smoke
+    "$CARGO" build -q -p local-gateway --bin blog-gateway
+    "$CARGO" build -q -p blog-stack --bin blog-stack
+    [[ "${1:-all}" == stack ]] || run_gateway
+    [[ "${1:-all}" == gateway ]] || run_stack
+    ;;
+  stack-on-emulators) stack_on_emulators ;;
+  *) die "usage: $0 [gateway|stack]" ;;
+esac
