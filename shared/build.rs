@@ -1,8 +1,42 @@
 //! Embeds the git commit, branch and commit time and the build time, for `/actuator/info`.
 //! `BLOG_GIT_COMMIT` / `BLOG_GIT_BRANCH` override git (builds from a source archive);
-//! `SOURCE_DATE_EPOCH` fixes the build time (reproducible builds).
+//! `SOURCE_DATE_EPOCH` fixes the build time (reproducible builds). Also lists the crate's
+//! module paths (`$OUT_DIR/modules.rs`): the loggers the actuator may set.
 
-use std::process::Command;
+use std::{path::Path, process::Command};
+
+/// The module paths under `dir` (the module `prefix`), sorted.
+fn modules(dir: &Path, prefix: &str, found: &mut Vec<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if path.is_dir() {
+            let module = format!("{prefix}::{name}");
+            modules(&path, &module, found);
+            found.push(module);
+        } else if let Some(stem) = name.strip_suffix(".rs") {
+            if !["mod", "lib", "main", "tests"].contains(&stem) {
+                found.push(format!("{prefix}::{stem}"));
+            }
+        }
+    }
+}
+
+fn write_modules() {
+    println!("cargo:rerun-if-changed=src");
+    let mut found = vec!["blog_shared".to_string()];
+    modules(Path::new("src"), "blog_shared", &mut found);
+    found.sort();
+    found.dedup();
+    let list: Vec<String> = found.iter().map(|module| format!("    {module:?},")).collect();
+    let code = format!(
+        "/// Module paths of this crate.\npub const MODULES: &[&str] = &[\n{}\n];\n",
+        list.join("\n")
+    );
+    let out = std::env::var("OUT_DIR").expect("OUT_DIR");
+    std::fs::write(Path::new(&out).join("modules.rs"), code).expect("writing modules.rs");
+}
 
 fn git(args: &[&str]) -> Option<String> {
     let output = Command::new("git").args(args).output().ok()?;
@@ -11,6 +45,7 @@ fn git(args: &[&str]) -> Option<String> {
 }
 
 fn main() {
+    write_modules();
     for variable in ["BLOG_GIT_COMMIT", "BLOG_GIT_BRANCH", "SOURCE_DATE_EPOCH"] {
         println!("cargo:rerun-if-env-changed={variable}");
     }

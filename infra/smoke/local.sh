@@ -151,16 +151,23 @@ stack_on_emulators() {
     setsid "$CARGO" run -q -p blog-stack -- serve >"$WORK/stack.log" 2>&1 &
   SERVER_PID=$!
   local deadline=$((SECONDS + READY_SECONDS))
-  until line="$(grep -m1 '^\[stack\] serving the API on ' "$WORK/stack.log")"; do
+  # The last line of its start (the serving line and the actuator token's are before it).
+  until grep -q '^\[stack\] function logs in ' "$WORK/stack.log"; do
     if ! kill -0 "$SERVER_PID" 2>/dev/null || ((SECONDS > deadline)); then
       tail -n 50 "$WORK/stack.log" >&2
       die "stack: not serving after $(since "$started")"
     fi
     sleep 0.2
   done
+  line="$(grep -m1 '^\[stack\] serving the API on ' "$WORK/stack.log")"
   [[ "$line" == *"$url"* ]] || die "stack: serving elsewhere than $url: $line"
   log "stack: serving after $(since "$started")"
-  smoke "$url" || status=$?
+  # The actuator's token: generated into its secret, as the template does by default.
+  local token_file
+  token_file="$(sed -n 's/^\[stack\] .*the token is in \(.*\) (BLOG_ACTUATOR_TOKEN chooses it)$/\1/p' \
+    "$WORK/stack.log")"
+  [[ -r "$token_file" ]] || die "stack: no actuator token file announced"
+  BLOG_ACTUATOR_TOKEN="$(cat "$token_file")" smoke "$url" || status=$?
   local session=$SERVER_PID
   stop "$SERVER_PID" INT 60 || { log "stack: exited with status $? on SIGINT"; status=1; }
   SERVER_PID=""

@@ -57,7 +57,7 @@ pub async fn resolve_secret(
     #[cfg_attr(not(feature = "secrets"), allow(unused_variables))] endpoint: Option<&str>,
 ) -> anyhow::Result<String> {
     match source {
-        SecretSource::Value(value) => Ok(value.clone()),
+        SecretSource::Value(value) => Ok(value.expose().to_string()),
         #[cfg(feature = "secrets")]
         SecretSource::SecretsManager(arn) => {
             let sdk = crate::ports::aws::sdk_config(trust).await?;
@@ -66,6 +66,27 @@ pub async fn resolve_secret(
         #[allow(unreachable_patterns)]
         _ => bail!("{what}: no value configured for this binary"),
     }
+}
+
+/// Replaces the Secrets Manager references of the secrets this process uses by their values:
+/// the actuator token (`actuator`) and the webhook's signing key (when it notifies a webhook).
+/// Read once, at start-up.
+pub async fn resolve_config_secrets(config: &mut Config, actuator: bool) -> anyhow::Result<()> {
+    let (trust, endpoint) = (config.aws_trust_store, config.secretsmanager_endpoint.clone());
+    let wanted = [
+        (actuator, &mut config.actuator_token, "BLOG_ACTUATOR_TOKEN"),
+        (config.webhook_url.is_some(), &mut config.webhook_secret, "BLOG_WEBHOOK_SECRET"),
+    ];
+    for (used, source, what) in wanted {
+        if let Some(reference @ SecretSource::SecretsManager(_)) = source.as_ref().filter(|_| used)
+        {
+            let value = resolve_secret(reference, what, trust, endpoint.as_deref())
+                .await
+                .with_context(|| format!("reading {what}_ARN"))?;
+            *source = Some(SecretSource::Value(crate::config::Sensitive::new(value)));
+        }
+    }
+    Ok(())
 }
 
 /// The JWT secret: configured, from Secrets Manager, or (local gateway only) generated once
@@ -113,30 +134,38 @@ pub struct Needs {
     pub embedder: bool,
     /// Serves files (needs object storage).
     pub blobs: bool,
+    /// Serves the actuator (needs its token).
+    pub actuator: bool,
 }
 
 impl Needs {
     /// Anonymous reads only: no secret is fetched at cold start.
-    pub const PUBLIC: Needs = Needs { tokens: false, events: false, embedder: false, blobs: false };
+    pub const PUBLIC: Needs =
+        Needs { tokens: false, events: false, embedder: false, blobs: false, actuator: false };
     /// Authenticated endpoints.
-    pub const TOKENS: Needs = Needs { tokens: true, events: false, embedder: false, blobs: false };
+    pub const TOKENS: Needs =
+        Needs { tokens: true, events: false, embedder: false, blobs: false, actuator: false };
     /// Authenticated endpoints that emit events.
     pub const TOKENS_AND_EVENTS: Needs =
-        Needs { tokens: true, events: true, embedder: false, blobs: false };
+        Needs { tokens: true, events: true, embedder: false, blobs: false, actuator: false };
     /// Authenticated endpoints on object storage.
     pub const TOKENS_AND_BLOBS: Needs =
-        Needs { tokens: true, events: false, embedder: false, blobs: true };
-    /// The ops function: checks the queue and the bucket for its health report.
-    pub const OPS: Needs = Needs { tokens: false, events: true, embedder: false, blobs: true };
+        Needs { tokens: true, events: false, embedder: false, blobs: true, actuator: false };
+    /// The ops function: checks the queue and the bucket for its health report, and guards the
+    /// actuator with its token.
+    pub const OPS: Needs =
+        Needs { tokens: false, events: true, embedder: false, blobs: true, actuator: true };
     /// The worker: handles events (embeddings, related lists, statistics).
-    pub const WORKER: Needs = Needs { tokens: false, events: false, embedder: true, blobs: false };
+    pub const WORKER: Needs =
+        Needs { tokens: false, events: false, embedder: true, blobs: false, actuator: false };
     /// The outbox sweep: re-sends outbox events to the queue.
     pub const OUTBOX_SWEEP: Needs =
-        Needs { tokens: false, events: true, embedder: false, blobs: false };
+        Needs { tokens: false, events: true, embedder: false, blobs: false, actuator: false };
 }
 
 /// Builds the context: table adapter and JWT keys.
-pub async fn context(config: Config) -> anyhow::Result<AppContext> {
+pub async fn context(mut config: Config) -> anyhow::Result<AppContext> {
+    resolve_config_secrets(&mut config, true).await?;
     let table = open_table(&config).await?;
     let secret = jwt_secret(&config).await?;
     Ok(AppContext::new(table, config, &secret))
@@ -145,7 +174,11 @@ pub async fn context(config: Config) -> anyhow::Result<AppContext> {
 /// Builds the context of a Lambda function with only what it needs: a function that serves
 /// anonymous reads skips the secret (its key is random, so no token would verify), and only a
 /// function that emits events connects to the queue.
-pub async fn function_context(config: Config, needs: Needs) -> anyhow::Result<AppContext> {
+pub async fn function_context(mut config: Config, needs: Needs) -> anyhow::Result<AppContext> {
+    if needs.actuator && config.actuator_token.is_none() {
+        bail!("BLOG_ACTUATOR_TOKEN or BLOG_ACTUATOR_TOKEN_ARN must be set for this function");
+    }
+    resolve_config_secrets(&mut config, needs.actuator).await?;
     let table = open_table(&config).await?;
     let secret = if needs.tokens {
         if matches!(config.jwt_secret, SecretSource::Generated) {

@@ -2,8 +2,9 @@
 # LocalStack's ready hook (/etc/localstack/init/ready.d): creates what template.yaml declares
 # and a local run uses, from the request files in /etc/localstack/blog (resources/, which
 # infra/stack/tests/localstack.rs holds against the template): the table with its TTL
-# attribute, the dead-letter queue and the event queue, the uploads bucket, and the two secrets
-# (a generated JWT signing key; the administrator's password from BLOG_ADMIN_PASSWORD).
+# attribute, the dead-letter queue and the event queue, the uploads bucket, and the secrets
+# (generated JWT and webhook signing keys; the administrator's password from
+# BLOG_ADMIN_PASSWORD; the actuator's token from BLOG_ACTUATOR_TOKEN).
 set -euo pipefail
 
 resources=/etc/localstack/blog
@@ -21,7 +22,10 @@ create dynamodb update-time-to-live table-ttl.json
 create sqs create-queue events-dead-letter-queue.json
 create sqs create-queue events-queue.json
 create s3api create-bucket uploads-bucket.json
-jwt_secret=$(head -c 32 /dev/urandom | od -An -vtx1 | tr -d ' \n')
-create secretsmanager create-secret jwt-secret.json --secret-string "$jwt_secret"
+random_hex() { head -c 32 /dev/urandom | od -An -vtx1 | tr -d ' \n'; }
+create secretsmanager create-secret jwt-secret.json --secret-string "$(random_hex)"
+create secretsmanager create-secret webhook-signing-secret.json --secret-string "$(random_hex)"
+create secretsmanager create-secret actuator-token-secret.json \
+  --secret-string "${BLOG_ACTUATOR_TOKEN:?the actuator token is unset}"
 create secretsmanager create-secret admin-password-secret.json \
   --secret-string "${BLOG_ADMIN_PASSWORD:?the administrator password is unset}"

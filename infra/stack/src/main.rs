@@ -141,6 +141,10 @@ async fn serve(
             secret_values.insert("AdminPasswordSecret".to_string(), password);
         }
     }
+    // The actuator's token, as the ActuatorToken parameter would give it (else generated).
+    if let Ok(token) = std::env::var("BLOG_ACTUATOR_TOKEN") {
+        secret_values.insert("ActuatorTokenSecret".to_string(), token);
+    }
     let name = format!("blog-{}", &uuid::Uuid::new_v4().simple().to_string()[..6]);
     let options = StackOptions {
         template: workspace.join("template.yaml"),
@@ -167,6 +171,13 @@ async fn serve(
     for (logical_id, kind) in stack.not_emulated() {
         println!("[stack]   not emulated: {logical_id} ({kind})");
     }
+    let token_file = stack.options().state_dir.join("actuator-token");
+    write_private(&token_file, &stack.secret_value("ActuatorTokenSecret").await?)?;
+    println!(
+        "[stack] /actuator (but its probes) needs `Authorization: Bearer <token>`: the token is in \
+         {} (BLOG_ACTUATOR_TOKEN chooses it)",
+        token_file.display()
+    );
     println!(
         "[stack] function logs in {}; Ctrl-C stops everything",
         stack.options().state_dir.display()
@@ -177,5 +188,19 @@ async fn serve(
         eprintln!("[stack] IAM: {violation}");
     }
     println!("[stack] stopped ({} AWS actions the template does not grant)", violations.len());
+    Ok(())
+}
+
+/// Writes `contents` to a new file only its owner can read.
+fn write_private(path: &std::path::Path, contents: &str) -> Result<()> {
+    use std::{io::Write, os::unix::fs::OpenOptionsExt};
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)
+        .with_context(|| format!("writing {}", path.display()))?;
+    file.write_all(contents.as_bytes())?;
     Ok(())
 }

@@ -18,7 +18,7 @@ use blog_stack::template::{
 use serde_json::Value;
 
 /// Each request file of `resources/` and the template resource it creates locally.
-const RESOURCES: [(&str, &str); 7] = [
+const RESOURCES: [(&str, &str); 9] = [
     ("table.json", "BlogTable"),
     ("table-ttl.json", "BlogTable"),
     ("events-dead-letter-queue.json", "EventsDeadLetterQueue"),
@@ -26,6 +26,8 @@ const RESOURCES: [(&str, &str); 7] = [
     ("uploads-bucket.json", "UploadsBucket"),
     ("jwt-secret.json", "JwtSecret"),
     ("admin-password-secret.json", "AdminPasswordSecret"),
+    ("actuator-token-secret.json", "ActuatorTokenSecret"),
+    ("webhook-signing-secret.json", "WebhookSigningSecret"),
 ];
 
 /// Table properties a local run does without.

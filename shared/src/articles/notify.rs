@@ -1,6 +1,8 @@
 //! Notification of a published article: a webhook POST signed with HMAC-SHA256 when
 //! `BLOG_WEBHOOK_URL` is configured, otherwise a log record. A marker item per event makes a
-//! redelivered event notify once.
+//! redelivered event notify once. The signature covers a timestamp sent beside it, so a
+//! receiver can refuse a replayed notification; redirects are not followed (the signed body
+//! goes to the configured URL or nowhere).
 
 use crate::{
     context::AppContext,
@@ -10,20 +12,25 @@ use crate::{
 
 use super::{events::ArticlePublishedEvent, model::ArticleHead};
 
-/// Header carrying `sha256=<hex HMAC of the body>`.
+/// Header carrying `sha256=<hex HMAC of "<timestamp>.<body>">`.
 #[cfg_attr(not(feature = "webhook"), allow(dead_code))]
 pub const SIGNATURE_HEADER: &str = "x-blog-signature";
+/// Header carrying the time of sending in seconds since the epoch, covered by the signature.
+#[cfg_attr(not(feature = "webhook"), allow(dead_code))]
+pub const TIMESTAMP_HEADER: &str = "x-blog-timestamp";
 
 fn marker(event: &ArticlePublishedEvent) -> Key {
     Key::new(format!("NOTIFIED#{}", event.event_id), "NOTIFIED")
 }
 
-/// The signature header value of a body.
+/// The signature header value of a body sent at `timestamp` (seconds since the epoch): the hex
+/// HMAC-SHA256 of `<timestamp>.<body>`.
 #[cfg_attr(not(feature = "webhook"), allow(dead_code))]
-pub fn signature(secret: &str, body: &[u8]) -> String {
+pub fn signature(secret: &str, timestamp: i64, body: &[u8]) -> String {
     use hmac::{KeyInit, Mac};
     let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(secret.as_bytes())
         .expect("HMAC takes any key length");
+    mac.update(format!("{timestamp}.").as_bytes());
     mac.update(body);
     let digest = mac.finalize().into_bytes();
     format!("sha256={}", digest.iter().map(|b| format!("{b:02x}")).collect::<String>())
@@ -67,16 +74,24 @@ async fn post(ctx: &AppContext, url: &str, body: Vec<u8>) -> anyhow::Result<()> 
         Some(client) => client,
         None => {
             let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
-            let client =
-                reqwest::Client::builder().timeout(std::time::Duration::from_secs(10)).build()?;
+            let client = reqwest::Client::builder()
+                .timeout(std::time::Duration::from_secs(10))
+                .redirect(reqwest::redirect::Policy::none())
+                .build()?;
             CLIENT.get_or_init(|| client)
         }
     };
-    let mut request = client.post(url).header("content-type", "application/json");
-    if let Some(secret) = ctx.config.webhook_secret.as_deref() {
-        request = request.header(SIGNATURE_HEADER, signature(secret, &body));
-    }
-    let response = request.body(body).send().await?;
+    let secret = ctx.config.webhook_secret.as_ref().and_then(|source| source.value());
+    let secret = secret.ok_or_else(|| anyhow::anyhow!("the webhook's signing key was not read"))?;
+    let timestamp = chrono::Utc::now().timestamp();
+    let response = client
+        .post(url)
+        .header("content-type", "application/json")
+        .header(TIMESTAMP_HEADER, timestamp.to_string())
+        .header(SIGNATURE_HEADER, signature(secret, timestamp, &body))
+        .body(body)
+        .send()
+        .await?;
     anyhow::ensure!(response.status().is_success(), "webhook answered {}", response.status());
     Ok(())
 }
@@ -91,11 +106,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_signature_is_the_hex_hmac_sha256_of_the_body() {
-        // RFC 4231 test case 2.
-        assert_eq!(
-            signature("Jefe", b"what do ya want for nothing?"),
-            "sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
-        );
+    fn the_signature_is_the_hex_hmac_sha256_of_the_timestamp_and_the_body() {
+        use hmac::{KeyInit, Mac};
+        let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(b"Jefe").unwrap();
+        mac.update(b"1700000000.what do ya want for nothing?");
+        let digest = mac.finalize().into_bytes();
+        let expected: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        let signed = signature("Jefe", 1_700_000_000, b"what do ya want for nothing?");
+        assert_eq!(signed, format!("sha256={expected}"));
+        assert_ne!(signed, signature("Jefe", 1_700_000_001, b"what do ya want for nothing?"));
     }
 }

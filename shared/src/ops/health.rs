@@ -103,7 +103,8 @@ fn disk_component(ctx: &AppContext) -> Component {
     security((), ("actuatorToken" = [])),
     responses(
         (status = 200, description = "`{status: UP, components: {db, diskSpace, storage, queue}}`, \
-            each component `{status, details}`", body = utoipa::openapi::Object),
+            each component `{status, details}`; `details` only behind the actuator's token",
+            body = utoipa::openapi::Object),
         (status = 401, description = super::TOKEN_REQUIRED, body = crate::http::ops::OpsErrorBody),
         (status = 503, description = "A required component (db, diskSpace, storage) is DOWN",
             body = utoipa::openapi::Object),
@@ -127,6 +128,11 @@ pub async fn health(State(ctx): State<AppContext>) -> impl IntoResponse {
     let mut components = BTreeMap::from([("db", db), ("diskSpace", disk_component(&ctx))]);
     components.extend(storage.map(|component| ("storage", component)));
     components.extend(queue.map(|component| ("queue", component)));
+    // Details (paths, table and bucket names, sizes) only for a caller that gave the
+    // actuator's token; an anonymous actuator shows statuses alone.
+    if ctx.config.actuator_token.is_none() {
+        components.values_mut().for_each(|component| component.details.clear());
+    }
     let down = components.values().any(|c| c.required && c.status == Status::Down);
     let (status, code) = if down {
         (Status::Down, StatusCode::SERVICE_UNAVAILABLE)

@@ -10,7 +10,10 @@ use super::LoggerPath;
 use crate::{
     context::AppContext,
     http::{extract::JsonBody, ops::OpsError},
-    telemetry::levels::{Level, LoggerLevels, LoggerName, ROOT},
+    telemetry::{
+        levels::{Level, LoggerLevels, LoggerName, ROOT},
+        targets::MAX_CONFIGURED,
+    },
 };
 
 /// Body of a level change; a missing or null `configuredLevel` removes the override.
@@ -27,8 +30,8 @@ pub struct LevelChange {
 }
 
 /// Descriptions shared by the logger operations.
-const BAD_NAME: &str = "The name is not 1-200 letters, digits, `_`, `-`, `.`, `:` without empty \
-    segments, or the level is not one of the six";
+const BAD_NAME: &str = "The name is not ROOT, a module path of the service or a crate it logs \
+    through (or a prefix of one), the level is not one of the six, or 32 other loggers have levels";
 
 fn document(levels: LoggerLevels) -> Value {
     json!({
@@ -113,7 +116,19 @@ pub async fn configure(
         .map(|raw| raw.parse::<Level>())
         .transpose()
         .map_err(OpsError::Invalid)?;
-    ctx.telemetry.levels.configure(ctx.table.as_ref(), &name, level).await?;
+    let levels = &ctx.telemetry.levels;
+    if level.is_some() {
+        levels.refresh(ctx.table.as_ref()).await?;
+        let configured = levels.configured();
+        let new = !configured.iter().any(|(configured, _)| *configured == name);
+        if new && configured.len() >= MAX_CONFIGURED {
+            return Err(OpsError::Invalid(format!(
+                "at most {MAX_CONFIGURED} loggers may have a level: remove one first \
+                 ({{\"configuredLevel\": null}})"
+            )));
+        }
+    }
+    levels.configure(ctx.table.as_ref(), &name, level).await?;
     tracing::info!(logger = name.as_str(), level = ?level, "logger level changed");
     Ok(StatusCode::NO_CONTENT)
 }

@@ -103,16 +103,19 @@ async fn require_token(
     request: Request,
     next: Next,
 ) -> Result<Response, OpsError> {
-    if let Some(expected) = &ctx.config.actuator_token {
+    if let Some(source) = &ctx.config.actuator_token {
+        // A token that was never read (no secret at start-up) matches nothing.
+        let expected = source.value().unwrap_or_default();
         let given = request
             .headers()
             .get(axum::http::header::AUTHORIZATION)
             .and_then(|value| value.to_str().ok())
             .and_then(|value| value.strip_prefix("Bearer "));
         // Digests of equal length compare without revealing where the token differs.
-        let matches = given.is_some_and(|given| {
-            Sha256::digest(given.trim().as_bytes()) == Sha256::digest(expected.as_bytes())
-        });
+        let matches = !expected.is_empty()
+            && given.is_some_and(|given| {
+                Sha256::digest(given.trim().as_bytes()) == Sha256::digest(expected.as_bytes())
+            });
         if !matches {
             return Err(OpsError::Unauthorized("the actuator requires its bearer token".into()));
         }
@@ -134,6 +137,16 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for LoggerPath {
             axum::extract::Path::<String>::from_request_parts(parts, state)
                 .await
                 .map_err(|rejection| OpsError::Invalid(rejection.body_text()))?;
-        crate::telemetry::levels::LoggerName::parse(&raw).map(Self).map_err(OpsError::Invalid)
+        let name = crate::telemetry::levels::LoggerName::parse(&raw).map_err(OpsError::Invalid)?;
+        if name.as_str() != crate::telemetry::levels::ROOT
+            && !crate::telemetry::targets::is_known(name.as_str())
+        {
+            return Err(OpsError::Invalid(format!(
+                "no logger `{}`: ROOT, a module path of the service (blog_shared::articles) or a \
+                 crate it logs through (aws_sdk_dynamodb, hyper, ...)",
+                name.as_str()
+            )));
+        }
+        Ok(Self(name))
     }
 }

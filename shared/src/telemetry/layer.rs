@@ -19,7 +19,7 @@ pub async fn observe(State(ctx): State<AppContext>, request: Request, next: Next
     if ctx.config.in_lambda {
         telemetry.refresh_levels_if_due(ctx.table.as_ref()).await;
     }
-    let method = request.method().as_str().to_owned();
+    let method = metric_method(request.method()).to_owned();
     let uri = request
         .extensions()
         .get::<MatchedPath>()
@@ -43,4 +43,38 @@ pub async fn observe(State(ctx): State<AppContext>, request: Request, next: Next
         telemetry.export_if_due(ctx.table.as_ref()).await;
     }
     response
+}
+
+/// The method as a metric tag: one of HTTP's standard methods, else `OTHER` (any token is a
+/// valid method, and each new tag value would be a new series).
+pub fn metric_method(method: &axum::http::Method) -> &'static str {
+    use axum::http::Method;
+    const STANDARD: [Method; 9] = [
+        Method::GET,
+        Method::HEAD,
+        Method::POST,
+        Method::PUT,
+        Method::DELETE,
+        Method::CONNECT,
+        Method::OPTIONS,
+        Method::TRACE,
+        Method::PATCH,
+    ];
+    STANDARD
+        .iter()
+        .find(|standard| *standard == method)
+        .map_or("OTHER", |standard| standard.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn methods_outside_the_standard_set_are_one_tag_value() {
+        let method = |raw: &str| axum::http::Method::from_bytes(raw.as_bytes()).unwrap();
+        assert_eq!(metric_method(&method("PATCH")), "PATCH");
+        assert_eq!(metric_method(&method("BREW")), "OTHER");
+        assert_eq!(metric_method(&method(&"X".repeat(8000))), "OTHER");
+    }
 }

@@ -7,8 +7,10 @@ pub mod layer;
 pub mod levels;
 pub mod metrics;
 pub mod process;
+pub mod redact;
 pub mod store;
 pub mod table;
+pub mod targets;
 
 use std::{
     sync::{
@@ -47,10 +49,20 @@ pub fn init(filter: &str, json: bool) {
     let filter =
         targets(filter).unwrap_or_else(|_| Targets::new().with_default(tracing::Level::INFO));
     let (filter, handle) = reload::Layer::new(filter);
+    // Every line is redacted on its way out (see `redact`).
+    let writer = redact::RedactingStdout;
     let output = if json {
-        fmt::layer().json().flatten_event(true).without_time().with_target(true).boxed()
+        fmt::layer()
+            .json()
+            .flatten_event(true)
+            .without_time()
+            .with_target(true)
+            .with_writer(writer)
+            .boxed()
     } else {
-        fmt::layer().with_target(true).boxed()
+        // Colours only for a terminal: a file or a pipe gets plain text.
+        let ansi = std::io::IsTerminal::is_terminal(&std::io::stdout());
+        fmt::layer().with_target(true).with_ansi(ansi).with_writer(writer).boxed()
     };
     if tracing_subscriber::registry().with(filter).with(output).try_init().is_ok() {
         let _ = FILTER.set(handle);

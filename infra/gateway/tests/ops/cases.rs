@@ -21,7 +21,7 @@ fn tag_values(body: &Value, tag: &str) -> Vec<String> {
 }
 
 pub async fn health_reports_the_table_storage_queue_and_disk_up(api: Api) {
-    let health = api.call("GET", "/actuator/health", None, None).await;
+    let health = api.actuator("/actuator/health").await;
     assert_eq!(health.status, 200, "{:?}", health.body);
     assert_eq!(health.body["status"], "UP");
     for component in ["db", "diskSpace", "storage", "queue"] {
@@ -32,10 +32,21 @@ pub async fn health_reports_the_table_storage_queue_and_disk_up(api: Api) {
         );
     }
     let disk = &health.body["components"]["diskSpace"]["details"];
-    assert!(disk["free"].as_u64().unwrap() >= disk["threshold"].as_u64().unwrap());
+    match api.actuator_token() {
+        Some(_) => assert!(disk["free"].as_u64().unwrap() >= disk["threshold"].as_u64().unwrap()),
+        None => assert_no_details(&health.body),
+    }
     for probe in ["liveness", "readiness"] {
-        let reply = api.call("GET", &format!("/actuator/health/{probe}"), None, None).await;
+        let reply = api.actuator(&format!("/actuator/health/{probe}")).await;
         assert_eq!((reply.status, reply.body.clone()), (200, json!({"status": "UP"})), "{probe}");
+    }
+}
+
+/// An anonymous health report: statuses, and no paths, table or bucket names, or sizes.
+pub fn assert_no_details(health: &Value) {
+    for (name, component) in health["components"].as_object().expect("components") {
+        let keys: Vec<&String> = component.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["status"], "{name}: {component}");
     }
 }
 
@@ -47,7 +58,7 @@ pub async fn health_is_down_with_503_when_the_table_is_unreachable(api: Api) {
         Some(stack) => {
             stack.recorder().set_outage("*", "dynamodb", true);
             for path in paths {
-                let reply = api.call("GET", path, None, None).await;
+                let reply = api.actuator(path).await;
                 answers.push((reply.status, reply.body));
             }
         }
@@ -69,7 +80,7 @@ pub async fn health_is_down_with_503_when_the_table_is_unreachable(api: Api) {
 }
 
 pub async fn info_names_the_build_and_its_commit(api: Api) {
-    let info = api.call("GET", "/actuator/info", None, None).await;
+    let info = api.actuator("/actuator/info").await;
     assert_eq!(info.status, 200);
     assert_eq!(info.body["app"]["name"], "blog");
     assert_eq!(info.body["app"]["version"], env!("CARGO_PKG_VERSION"));
@@ -89,9 +100,22 @@ pub async fn requests_are_measured_per_route_template_status_and_outcome(mut api
         );
     }
     assert_eq!(api.call("GET", "/api/v1/categories/tree", None, None).await.status, 200);
+    let long = "X".repeat(100);
+    for method in ["BREW", "PROPFIND", long.as_str()] {
+        let reply = api.call(method, "/api/v1/categories/tree", None, None).await;
+        assert!(reply.status >= 400, "{method}: {}", reply.status);
+    }
     api.wait_for_exports().await;
+    let methods =
+        tag_values(&api.actuator("/actuator/metrics/http.server.requests").await.body, "method");
+    assert!(methods.contains(&"OTHER".to_string()), "{methods:?}");
+    let standard = ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "OTHER"];
+    assert!(
+        methods.iter().all(|m| standard.contains(&m.as_str())),
+        "one series for the rest: {methods:?}"
+    );
     let path = "/actuator/metrics/http.server.requests?tag=uri:/api/v1/articles/%7Bid%7D";
-    let detail = api.call("GET", path, None, None).await;
+    let detail = api.actuator(path).await;
     assert_eq!(detail.status, 200, "{:?}", detail.body);
     assert_eq!(detail.body["name"], "http.server.requests");
     assert_eq!(detail.body["baseUnit"], "seconds");
@@ -102,16 +126,16 @@ pub async fn requests_are_measured_per_route_template_status_and_outcome(mut api
     assert_eq!(tag_values(&detail.body, "outcome"), ["CLIENT_ERROR"]);
     assert_eq!(tag_values(&detail.body, "method"), ["GET"]);
     assert!(tag_values(&detail.body, "uri").is_empty(), "the filtered tag is not offered again");
-    let all = api.call("GET", "/actuator/metrics/http.server.requests", None, None).await;
+    let all = api.actuator("/actuator/metrics/http.server.requests").await;
     let uris = tag_values(&all.body, "uri");
     assert!(uris.contains(&"/api/v1/categories/tree".to_string()), "{uris:?}");
     let both =
         "/actuator/metrics/http.server.requests?tag=uri:/api/v1/categories/tree&tag=status:200";
-    assert_eq!(measurement(&api.call("GET", both, None, None).await.body, "COUNT"), 1.0);
+    assert_eq!(measurement(&api.actuator(both).await.body, "COUNT"), 1.0);
 }
 
 pub async fn every_metric_name_of_the_spec_answers_and_others_are_404(api: Api) {
-    let names = api.call("GET", "/actuator/metrics", None, None).await;
+    let names = api.actuator("/actuator/metrics").await;
     assert_eq!(names.status, 200);
     let names: Vec<&str> =
         names.body["names"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
@@ -124,21 +148,21 @@ pub async fn every_metric_name_of_the_spec_answers_and_others_are_404(api: Api) 
     ];
     for name in spec {
         assert!(names.contains(&name), "{name} listed");
-        let reply = api.call("GET", &format!("/actuator/metrics/{name}"), None, None).await;
+        let reply = api.actuator(&format!("/actuator/metrics/{name}")).await;
         assert_eq!(reply.status, 200, "{name}: {:?}", reply.body);
         assert!(!reply.body["description"].as_str().unwrap().is_empty());
         assert!(!reply.body["measurements"].as_array().unwrap().is_empty(), "{name}");
     }
-    let memory = api.call("GET", "/actuator/metrics/jvm.memory.used", None, None).await;
+    let memory = api.actuator("/actuator/metrics/jvm.memory.used").await;
     assert!(measurement(&memory.body, "VALUE") > 1e6, "resident memory is megabytes");
-    let threads = api.call("GET", "/actuator/metrics/jvm.threads.live", None, None).await;
+    let threads = api.actuator("/actuator/metrics/jvm.threads.live").await;
     assert!(measurement(&threads.body, "VALUE") >= 1.0);
-    let unknown = api.call("GET", "/actuator/metrics/jvm.gc.pause", None, None).await;
+    let unknown = api.actuator("/actuator/metrics/jvm.gc.pause").await;
     assert_eq!((unknown.status, unknown.body["status"].clone()), (404, json!(404)));
-    let bad = api.call("GET", "/actuator/metrics/http.server.requests?tag=uri", None, None).await;
+    let bad = api.actuator("/actuator/metrics/http.server.requests?tag=uri").await;
     assert_eq!((bad.status, bad.body["error"].clone()), (400, json!("Bad Request")));
     let none = "/actuator/metrics/http.server.requests?tag=method:BREW";
-    assert_eq!(api.call("GET", none, None, None).await.status, 404);
+    assert_eq!(api.actuator(none).await.status, 404);
 }
 
 pub async fn prometheus_text_carries_the_request_series_and_the_process_gauges(mut api: Api) {
@@ -174,19 +198,18 @@ pub async fn a_logger_level_set_through_the_actuator_is_stored_and_effective(api
         .call(
             "POST",
             "/actuator/loggers/blog_shared.articles",
-            None,
+            api.actuator_token(),
             Some(json!({"configuredLevel": "DEBUG"})),
         )
         .await;
     assert_eq!(set.status, 204, "{:?}", set.body);
-    let logger = api.call("GET", "/actuator/loggers/blog_shared.articles", None, None).await;
+    let logger = api.actuator("/actuator/loggers/blog_shared.articles").await;
     assert_eq!(logger.body, json!({"configuredLevel": "DEBUG", "effectiveLevel": "DEBUG"}));
-    let child =
-        api.call("GET", "/actuator/loggers/blog_shared::articles::worker", None, None).await;
+    let child = api.actuator("/actuator/loggers/blog_shared::articles::worker").await;
     assert_eq!(child.body, json!({"configuredLevel": null, "effectiveLevel": "DEBUG"}));
-    let other = api.call("GET", "/actuator/loggers/blog_shared::auth", None, None).await;
+    let other = api.actuator("/actuator/loggers/blog_shared::auth").await;
     assert_eq!(other.body, json!({"configuredLevel": null, "effectiveLevel": "INFO"}));
-    let all = api.call("GET", "/actuator/loggers", None, None).await;
+    let all = api.actuator("/actuator/loggers").await;
     assert_eq!(all.body["levels"], json!(["TRACE", "DEBUG", "INFO", "WARN", "ERROR", "OFF"]));
     assert_eq!(all.body["loggers"]["blog_shared::articles"]["configuredLevel"], "DEBUG");
     assert_eq!(all.body["loggers"]["ROOT"]["effectiveLevel"], "INFO");
@@ -194,12 +217,12 @@ pub async fn a_logger_level_set_through_the_actuator_is_stored_and_effective(api
         .call(
             "POST",
             "/actuator/loggers/blog_shared.articles",
-            None,
+            api.actuator_token(),
             Some(json!({"configuredLevel": null})),
         )
         .await;
     assert_eq!(reset.status, 204);
-    let logger = api.call("GET", "/actuator/loggers/blog_shared.articles", None, None).await;
+    let logger = api.actuator("/actuator/loggers/blog_shared.articles").await;
     assert_eq!(logger.body, json!({"configuredLevel": null, "effectiveLevel": "INFO"}));
 }
 
@@ -210,20 +233,40 @@ pub async fn bad_logger_names_and_levels_are_400(api: Api) {
         ("/actuator/loggers/blog_shared", Some(json!({"level": "DEBUG"}))),
         ("/actuator/loggers/bad%20name", Some(json!({"configuredLevel": "DEBUG"}))),
         ("/actuator/loggers/a..b", Some(json!({"configuredLevel": "DEBUG"}))),
+        ("/actuator/loggers/junk1", Some(json!({"configuredLevel": "DEBUG"}))),
+        ("/actuator/loggers/blog_shared.nothing", Some(json!({"configuredLevel": "DEBUG"}))),
     ];
     for (path, body) in cases {
-        let reply = api.call("POST", path, None, body.clone()).await;
+        let reply = api.call("POST", path, api.actuator_token(), body.clone()).await;
         assert_eq!(reply.status, 400, "{path} {body:?}: {:?}", reply.body);
         assert_eq!(reply.body["status"], 400);
         assert!(!reply.body["message"].as_str().unwrap().is_empty());
     }
-    let malformed = api
-        .raw(
-            "POST",
-            "/actuator/loggers/x",
-            &[("content-type", "application/json")],
-            Some("{".into()),
-        )
-        .await;
+    let bearer = api.actuator_token().map(|token| format!("Bearer {token}"));
+    let mut headers = vec![("content-type", "application/json")];
+    headers.extend(bearer.as_deref().map(|bearer| ("authorization", bearer)));
+    let malformed =
+        api.raw("POST", "/actuator/loggers/blog_shared", &headers, Some("{".into())).await;
     assert_eq!(malformed.status, 400);
+}
+
+async fn set_level(api: &Api, name: &str, level: Value) -> crate::support::Reply {
+    let path = format!("/actuator/loggers/{name}");
+    let body = json!({ "configuredLevel": level });
+    api.call("POST", &path, api.actuator_token(), Some(body)).await
+}
+
+pub async fn at_most_32_loggers_have_levels_at_once(api: Api) {
+    let set = |name: &'static str, level: Value| set_level(&api, name, level);
+    let names: Vec<&str> =
+        blog_shared::telemetry::targets::MODULES.iter().copied().take(33).collect();
+    for name in &names[..32] {
+        assert_eq!(set(name, json!("DEBUG")).await.status, 204, "{name}");
+    }
+    let refused = set(names[32], json!("DEBUG")).await;
+    assert_eq!(refused.status, 400, "{:?}", refused.body);
+    assert!(refused.body["message"].as_str().unwrap().contains("32"), "{:?}", refused.body);
+    assert_eq!(set(names[0], json!("TRACE")).await.status, 204, "changing a level is no new one");
+    assert_eq!(set(names[1], Value::Null).await.status, 204);
+    assert_eq!(set(names[32], json!("DEBUG")).await.status, 204, "room again");
 }

@@ -120,7 +120,9 @@ pub async fn a_logger_level_reaches_another_running_instance_within_its_refresh_
     let name = LoggerName::parse("blog_shared::files").unwrap();
     assert_eq!(other.ctx.telemetry.levels.levels_of(&name).effective, Level::Info);
     let body = json!({"configuredLevel": "TRACE"});
-    let set = api.call("POST", "/actuator/loggers/blog_shared.files", None, Some(body)).await;
+    let set = api
+        .call("POST", "/actuator/loggers/blog_shared.files", api.actuator_token(), Some(body))
+        .await;
     assert_eq!(set.status, 204);
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while other.ctx.telemetry.levels.levels_of(&name).effective != Level::Trace {
@@ -149,7 +151,9 @@ async fn a_logger_level_reaches_another_running_function(api: &mut Api) {
     assert!(!traced(), "INFO by default");
     let body = json!({"configuredLevel": "DEBUG"});
     assert_eq!(
-        api.call("POST", "/actuator/loggers/tower_http", None, Some(body)).await.status,
+        api.call("POST", "/actuator/loggers/tower_http", api.actuator_token(), Some(body))
+            .await
+            .status,
         204
     );
     let deadline = std::time::Instant::now() + Duration::from_secs(15);
@@ -162,12 +166,17 @@ async fn a_logger_level_reaches_another_running_function(api: &mut Api) {
 }
 
 pub async fn the_actuator_token_guards_everything_but_the_probes(mut api: Api) {
-    assert_eq!(
-        api.call("GET", "/actuator/health", None, None).await.status,
-        200,
-        "open without a token"
-    );
-    api.set_parameter("ActuatorToken", TOKEN).await;
+    let anonymous = api.call("GET", "/actuator/health", None, None).await;
+    match api.on_stack() {
+        // The template generates a token: the deployed actuator is never open.
+        Some(_) => assert_eq!(anonymous.status, 401, "the stack's actuator requires its token"),
+        // A process on a loopback address without one is open (make dev), without details.
+        None => {
+            assert_eq!(anonymous.status, 200, "open on loopback without a token");
+            crate::cases::assert_no_details(&anonymous.body);
+        }
+    }
+    api.set_secret("ActuatorTokenSecret", TOKEN).await;
     let bearer = |token: &str| format!("Bearer {token}");
     for path in [
         "/actuator/health",
@@ -191,6 +200,10 @@ pub async fn the_actuator_token_guards_everything_but_the_probes(mut api: Api) {
             "{path}"
         );
     }
+    let right = bearer(TOKEN);
+    let health = api.raw("GET", "/actuator/health", &[("authorization", &right)], None).await;
+    let disk = &health.body["components"]["diskSpace"]["details"];
+    assert!(disk["free"].as_u64().is_some(), "details behind the token: {:?}", health.body);
     for probe in ["/actuator/health/liveness", "/actuator/health/readiness"] {
         assert_eq!(api.raw("GET", probe, &[], None).await.status, 200, "{probe}");
     }
@@ -262,7 +275,7 @@ async fn the_functions_of_the_stack_add_their_figures(api: &mut Api) {
     let api: &Api = api;
     let get = |query: &'static str| {
         let path = format!("/actuator/metrics/{query}");
-        async move { api.call("GET", &path, None, None).await }
+        async move { api.actuator(&path).await }
     };
     let tree = get("http.server.requests?tag=function:categories&tag=uri:/api/v1/categories/tree");
     let tree = tree.await;

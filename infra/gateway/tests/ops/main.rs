@@ -15,6 +15,7 @@ on_every_target!(
     cases::prometheus_text_carries_the_request_series_and_the_process_gauges,
     cases::a_logger_level_set_through_the_actuator_is_stored_and_effective,
     cases::bad_logger_names_and_levels_are_400,
+    cases::at_most_32_loggers_have_levels_at_once,
     instances::a_logger_level_reaches_another_running_instance_within_its_refresh_interval,
     instances::the_actuator_token_guards_everything_but_the_probes,
     instances::functions_add_their_figures_to_the_table_and_the_ops_function_reads_the_totals,

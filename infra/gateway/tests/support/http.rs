@@ -87,11 +87,20 @@ impl Api {
         }
     }
 
-    /// A GET of `path` on the API, its body as bytes (for answers that are not JSON).
+    /// A GET of `path` on the API, its body as bytes (for answers that are not JSON); under
+    /// `/actuator`, with its token when it requires one.
     pub async fn text(&self, path: &str) -> Fetched {
+        let bearer = self
+            .actuator_token()
+            .filter(|_| path.starts_with("/actuator"))
+            .map(|token| vec![("authorization".to_string(), format!("Bearer {token}"))]);
         match &self.transport {
             Transport::InProcess(router) => {
-                let request = Request::builder().uri(path).body(Body::empty()).unwrap();
+                let mut request = Request::builder().uri(path);
+                for (name, value) in bearer.iter().flatten() {
+                    request = request.header(name, value);
+                }
+                let request = request.body(Body::empty()).unwrap();
                 let response = router.clone().oneshot(request).await.unwrap();
                 let status = response.status().as_u16();
                 let content_type = header_of(response.headers(), "content-type");
@@ -99,7 +108,8 @@ impl Api {
                 Fetched { status, content_type, body }
             }
             Transport::Http { base, .. } => {
-                self.fetch("GET", &format!("{base}{path}"), &[], Vec::new()).await
+                let headers = bearer.unwrap_or_default();
+                self.fetch("GET", &format!("{base}{path}"), &headers, Vec::new()).await
             }
         }
     }

@@ -64,6 +64,8 @@ pub struct Api {
     pub ctx: AppContext,
     /// Variables of the configuration beyond the tests' own (in-process and gateway targets).
     vars: Vec<(&'static str, String)>,
+    /// The actuator's bearer token, when it requires one (the stack's generated one).
+    actuator_token: Option<String>,
     /// The stack, when the API runs on one.
     stack: Option<Arc<blog_stack::Stack>>,
     /// Directory of the local blob store, removed with the harness.
@@ -141,6 +143,7 @@ impl Api {
             events,
             ctx,
             vars: vec![],
+            actuator_token: None,
             stack: None,
             blob_dir: Some(blob_dir),
         }
@@ -179,6 +182,7 @@ impl Api {
             events: events::Events::Sqs(sqs),
             ctx,
             vars,
+            actuator_token: None,
             stack: None,
             blob_dir,
         }
@@ -209,6 +213,16 @@ impl Api {
                 (reply, stack.recorder().counts())
             }
         }
+    }
+
+    /// The actuator's bearer token, when it requires one.
+    pub fn actuator_token(&self) -> Option<&str> {
+        self.actuator_token.as_deref()
+    }
+
+    /// A GET of the actuator path `path` with its token, when it requires one.
+    pub async fn actuator(&self, path: &str) -> Reply {
+        self.call("GET", path, self.actuator_token(), None).await
     }
 
     /// Registers `username` with [`PASSWORD`] and `<username>@example.com`.

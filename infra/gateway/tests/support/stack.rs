@@ -68,15 +68,9 @@ impl Api {
             &queue_url,
             &reference(&stack, "EventsDeadLetterQueue"),
         );
-        let secret = clients
-            .secrets
-            .get_secret_value()
-            .secret_id(reference(&stack, "JwtSecret"))
-            .send()
-            .await
-            .expect("the stack's JWT secret")
-            .secret_string
-            .expect("a string secret");
+        let secret = stack.secret_value("JwtSecret").await.expect("the stack's JWT secret");
+        let actuator_token =
+            stack.secret_value("ActuatorTokenSecret").await.expect("the actuator's token");
         let config = Config::from_lookup(|name| match name {
             "BLOG_JWT_SECRET" => Some(secret.clone()),
             "BLOG_STORE" => Some("dynamodb".into()),
@@ -96,6 +90,7 @@ impl Api {
             events: Events::Sqs(events),
             ctx,
             vars: vec![],
+            actuator_token: Some(actuator_token),
             stack: Some(stack),
             blob_dir: None,
         }
@@ -128,7 +123,12 @@ impl Api {
             stack.update_parameters(&overrides).expect("the parameter deploys");
             return;
         }
-        let variable = variable_of(name);
+        self.set_variable(variable_referring_to(name), value).await;
+    }
+
+    /// Sets `variable` in the configuration of the API's process (in-process and gateway
+    /// targets), which restarts on it.
+    async fn set_variable(&mut self, variable: &'static str, value: &str) {
         self.vars.retain(|(k, _)| *k != variable);
         self.vars.push((variable, value.to_string()));
         let config = super::test_config(&self.vars);
@@ -142,6 +142,25 @@ impl Api {
                 tokio::spawn(local_gateway::serve(listener, ctx, std::future::pending()));
             }
         }
+    }
+
+    /// Gives the template's secret `logical_id` a new value: on the stack, as
+    /// `put-secret-value` (new instances read it); elsewhere, the variable whose `_ARN` the
+    /// template sets to that secret is set to the value instead.
+    pub async fn set_secret(&mut self, logical_id: &str, value: &str) {
+        if let Some(stack) = &self.stack {
+            stack.set_secret_value(logical_id, value).await.expect("the secret changes");
+            if logical_id == "ActuatorTokenSecret" {
+                self.actuator_token = Some(value.to_string());
+            }
+            return;
+        }
+        let arn_variable = variable_referring_to(logical_id);
+        let variable = arn_variable.strip_suffix("_ARN").expect("a secret's variable ends in _ARN");
+        if variable == "BLOG_ACTUATOR_TOKEN" {
+            self.actuator_token = Some(value.to_string());
+        }
+        self.set_variable(Box::leak(variable.to_string().into_boxed_str()), value).await;
     }
 
     /// Waits until what the functions measured so far is in the table's totals: in Lambda a
@@ -180,9 +199,8 @@ impl Api {
     }
 }
 
-/// The variable the template sets from parameter `name` (`BLOG_X: !Ref Name` in Globals or a
-/// function).
-fn variable_of(name: &str) -> &'static str {
+/// The variable of a function that the template sets to the parameter or resource `name`.
+fn variable_referring_to(name: &str) -> &'static str {
     let template = Template::load(&workspace().join("template.yaml")).expect("template.yaml");
     let reference = serde_json::json!({ "Ref": name });
     let functions = template.functions().expect("functions");
@@ -191,6 +209,6 @@ fn variable_of(name: &str) -> &'static str {
         .flat_map(|f| f.environment.iter())
         .find(|(_, value)| **value == reference)
         .map(|(variable, _)| variable.clone())
-        .unwrap_or_else(|| panic!("no variable of the template takes the parameter {name}"));
+        .unwrap_or_else(|| panic!("no variable of the template is `!Ref {name}`"));
     Box::leak(variable.into_boxed_str())
 }

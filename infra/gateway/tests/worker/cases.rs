@@ -255,8 +255,8 @@ pub async fn an_event_that_could_not_be_sent_is_delivered_by_the_outbox_sweep(ap
     assert_eq!(api.sweep_outbox().await.unwrap(), 0);
 }
 
-/// Webhook POSTs seen by the stub: signature header and body.
-type Posts = Arc<std::sync::Mutex<Vec<(Option<String>, Vec<u8>)>>>;
+/// Webhook POSTs seen by the stub: timestamp and signature headers, body.
+type Posts = Arc<std::sync::Mutex<Vec<(Option<String>, Option<String>, Vec<u8>)>>>;
 
 pub async fn the_webhook_gets_one_signed_post_per_event(mut api: Api) {
     use axum::{body::Bytes, http::HeaderMap, routing::post, Router};
@@ -267,9 +267,10 @@ pub async fn the_webhook_gets_one_signed_post_per_event(mut api: Api) {
         post(move |headers: HeaderMap, body: Bytes| {
             let sink = sink.clone();
             async move {
-                let signature =
-                    headers.get("x-blog-signature").map(|v| v.to_str().unwrap().to_string());
-                sink.lock().unwrap().push((signature, body.to_vec()));
+                let header =
+                    |name: &str| headers.get(name).map(|v| v.to_str().unwrap().to_string());
+                let seen = (header("x-blog-timestamp"), header("x-blog-signature"), body.to_vec());
+                sink.lock().unwrap().push(seen);
                 "ok"
             }
         }),
@@ -277,8 +278,8 @@ pub async fn the_webhook_gets_one_signed_post_per_event(mut api: Api) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/hook", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, hook).await });
+    api.set_secret("WebhookSigningSecret", "hook-secret").await;
     api.set_parameter("WebhookUrl", &url).await;
-    api.set_parameter("WebhookSecret", "hook-secret").await;
 
     let admin = api.admin_token().await;
     let id = published(&api, &admin, json!({"title": "Hooked", "content": RUST[1]})).await;
@@ -287,18 +288,48 @@ pub async fn the_webhook_gets_one_signed_post_per_event(mut api: Api) {
     api.handle_event(&body).await.unwrap();
     let received = received.lock().unwrap().clone();
     assert_eq!(received.len(), 1, "one POST although the event came twice");
-    let (signature, payload) = &received[0];
+    let (timestamp, signature, payload) = &received[0];
+    let timestamp = timestamp.as_deref().expect("a timestamp header");
+    let sent: i64 = timestamp.parse().unwrap();
+    assert!((chrono::Utc::now().timestamp() - sent).abs() < 60, "sent now: {sent}");
     let expected = {
         use hmac::{KeyInit, Mac};
         let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(b"hook-secret").unwrap();
+        mac.update(format!("{timestamp}.").as_bytes());
         mac.update(payload);
         let digest = mac.finalize().into_bytes();
         format!("sha256={}", digest.iter().map(|b| format!("{b:02x}")).collect::<String>())
     };
-    assert_eq!(signature.as_deref(), Some(expected.as_str()));
+    assert_eq!(signature.as_deref(), Some(expected.as_str()), "the timestamp is signed too");
     let payload: Value = serde_json::from_slice(payload).unwrap();
     assert_eq!(payload["article"]["id"], json!(id));
     assert_eq!(payload["event"]["type"], json!("ArticlePublishedEvent"));
+}
+
+pub async fn the_webhook_follows_no_redirect(mut api: Api) {
+    use axum::{http::StatusCode, response::Redirect, routing::post, Router};
+    let redirected = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = redirected.clone();
+    let hook =
+        Router::new().route("/hook", post(|| async { Redirect::temporary("/elsewhere") })).route(
+            "/elsewhere",
+            post(move || {
+                seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                async { StatusCode::OK }
+            }),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, hook).await });
+    api.set_secret("WebhookSigningSecret", "hook-secret").await;
+    api.set_parameter("WebhookUrl", &url).await;
+
+    let admin = api.admin_token().await;
+    published(&api, &admin, json!({"title": "Moved", "content": RUST[2]})).await;
+    let body = api.next_event().await.expect("event").to_string();
+    let outcome = api.handle_event(&body).await;
+    assert!(outcome.is_err(), "a redirect is a failed notification, retried later: {outcome:?}");
+    assert_eq!(redirected.load(std::sync::atomic::Ordering::SeqCst), 0, "never followed");
 }
 
 pub async fn a_related_read_costs_two_calls(api: Api) {

@@ -19,5 +19,6 @@ on_every_target!(
     cases::a_poison_message_is_retried_then_dead_lettered,
     cases::an_event_that_could_not_be_sent_is_delivered_by_the_outbox_sweep,
     cases::the_webhook_gets_one_signed_post_per_event,
+    cases::the_webhook_follows_no_redirect,
     cases::a_related_read_costs_two_calls,
 );

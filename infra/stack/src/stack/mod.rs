@@ -2,6 +2,7 @@
 
 mod check;
 mod environment;
+mod secrets;
 mod wire;
 
 use std::{

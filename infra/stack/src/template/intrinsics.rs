@@ -32,6 +32,17 @@ impl Physical {
     }
 }
 
+/// What `AWS::NoValue` resolves to until the property or item holding it is left out.
+const NO_VALUE: &str = "\u{0}AWS::NoValue";
+
+fn is_no_value(value: &Value) -> bool {
+    value.as_str() == Some(NO_VALUE)
+}
+
+fn is_intrinsic(map: &serde_json::Map<String, Value>) -> bool {
+    map.keys().all(|key| key == "Ref" || key.starts_with("Fn::"))
+}
+
 /// Resolves intrinsics against parameters, conditions and physical resources.
 pub struct Resolver<'a> {
     parameters: &'a Parameters,
@@ -52,27 +63,34 @@ impl<'a> Resolver<'a> {
         Self { parameters, conditions: template_conditions, physical, stack_name }
     }
 
-    /// `value` with every intrinsic replaced by its result.
+    /// `value` with every intrinsic replaced by its result; a property or list item that
+    /// resolves to `AWS::NoValue` is left out, as CloudFormation leaves it out.
     pub fn resolve(&self, value: &Value) -> Result<Value> {
         match value {
             Value::Array(items) => {
-                Ok(Value::Array(items.iter().map(|i| self.resolve(i)).collect::<Result<_>>()?))
-            }
-            Value::Object(map) if map.len() == 1 => {
-                let (key, argument) = map.iter().next().expect("one entry");
-                if key == "Ref" || key.starts_with("Fn::") {
-                    self.function(key, argument).with_context(|| format!("{key} {argument}"))
-                } else {
-                    Ok(Value::Object(
-                        [(key.clone(), self.resolve(argument)?)].into_iter().collect(),
-                    ))
+                let mut resolved = Vec::with_capacity(items.len());
+                for item in items {
+                    let item = self.resolve(item)?;
+                    if !is_no_value(&item) {
+                        resolved.push(item);
+                    }
                 }
+                Ok(Value::Array(resolved))
             }
-            Value::Object(map) => Ok(Value::Object(
-                map.iter()
-                    .map(|(k, v)| Ok((k.clone(), self.resolve(v)?)))
-                    .collect::<Result<_>>()?,
-            )),
+            Value::Object(map) if map.len() == 1 && is_intrinsic(map) => {
+                let (key, argument) = map.iter().next().expect("one entry");
+                self.function(key, argument).with_context(|| format!("{key} {argument}"))
+            }
+            Value::Object(map) => {
+                let mut resolved = serde_json::Map::new();
+                for (key, value) in map {
+                    let value = self.resolve(value)?;
+                    if !is_no_value(&value) {
+                        resolved.insert(key.clone(), value);
+                    }
+                }
+                Ok(Value::Object(resolved))
+            }
             scalar => Ok(scalar.clone()),
         }
     }
@@ -210,7 +228,7 @@ impl<'a> Resolver<'a> {
             "AWS::StackId" => {
                 format!("arn:aws:cloudformation:{REGION}:{ACCOUNT}:stack/{}/local", self.stack_name)
             }
-            "AWS::NoValue" => String::new(),
+            "AWS::NoValue" => NO_VALUE.to_string(),
             _ => return None,
         })
     }

@@ -95,6 +95,16 @@ fn intrinsics_resolve_against_parameters_and_physical_resources() {
     assert_eq!(env("ORIGINS"), json!(["a", "b"]));
     assert_eq!(env("MAIL"), json!("none"), "the condition follows the parameter");
     assert_eq!(resolver.string(&json!(512)).unwrap(), "512");
+    let optional = json!({
+        "Given": {"Fn::If": ["HasEmail", {"Ref": "Email"}, {"Ref": "AWS::NoValue"}]},
+        "Generated": {"Fn::If": ["HasEmail", {"Ref": "AWS::NoValue"}, {"Length": 32}]},
+        "List": ["a", {"Fn::If": ["HasEmail", "b", {"Ref": "AWS::NoValue"}]}],
+    });
+    assert_eq!(
+        resolver.resolve(&optional).unwrap(),
+        json!({"Generated": {"Length": 32}, "List": ["a"]}),
+        "AWS::NoValue leaves the property or item out"
+    );
 }
 
 #[test]

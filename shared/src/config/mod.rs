@@ -5,6 +5,10 @@ use std::{env, net::SocketAddr, path::PathBuf, time::Duration};
 
 use anyhow::{bail, Context};
 
+mod secret;
+
+pub use secret::{SecretSource, Sensitive};
+
 /// Which adapter set backs the ports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StoreKind {
@@ -51,17 +55,6 @@ pub struct AdminBootstrap {
     pub password: SecretSource,
     /// E-mail of the administrator.
     pub email: String,
-}
-
-/// Where the HS256 signing secret comes from.
-#[derive(Clone, Debug)]
-pub enum SecretSource {
-    /// Given directly (`BLOG_JWT_SECRET`).
-    Value(String),
-    /// An AWS Secrets Manager secret (`BLOG_JWT_SECRET_ARN`), read once per cold start.
-    SecretsManager(String),
-    /// Neither given: the local gateway keeps a generated secret in its data dir.
-    Generated,
 }
 
 /// Service configuration.
@@ -114,8 +107,9 @@ pub struct Config {
     pub aws_trust_store: TrustStore,
     /// Where the worker POSTs a notification of each published article.
     pub webhook_url: Option<String>,
-    /// Key of the notification's HMAC-SHA256 signature header.
-    pub webhook_secret: Option<String>,
+    /// Key of the notification's HMAC-SHA256 signature header (`BLOG_WEBHOOK_SECRET`, or the
+    /// Secrets Manager secret `BLOG_WEBHOOK_SECRET_ARN`).
+    pub webhook_secret: Option<SecretSource>,
     /// S3 bucket of uploaded files (Lambda, or the gateway on AWS adapters).
     pub bucket_name: Option<String>,
     /// S3 endpoint override (emulators); also switches to path-style addressing.
@@ -143,9 +137,10 @@ pub struct Config {
     pub metrics_store: MetricsStore,
     /// How often a process adds its figures to the table (table store).
     pub metrics_export_interval: Duration,
-    /// Bearer token required under /actuator except the probes (`None`: anonymous, as the
-    /// spec describes).
-    pub actuator_token: Option<String>,
+    /// Bearer token required under /actuator except the probes (`BLOG_ACTUATOR_TOKEN`, or the
+    /// Secrets Manager secret `BLOG_ACTUATOR_TOKEN_ARN`); `None`, the actuator is anonymous,
+    /// which only a process serving on a loopback address may be.
+    pub actuator_token: Option<SecretSource>,
 }
 
 impl Config {
@@ -168,23 +163,21 @@ impl Config {
         };
         let host = lookup("BLOG_HOST").unwrap_or_else(|| "127.0.0.1".into());
         let port: u16 = parse(&lookup, "BLOG_PORT", 3000)?;
-        let listen = format!("{host}:{port}").parse().with_context(|| {
+        let listen: SocketAddr = format!("{host}:{port}").parse().with_context(|| {
             format!("BLOG_HOST/BLOG_PORT do not form an address: {host}:{port}")
         })?;
         let jwt_secret = match (lookup("BLOG_JWT_SECRET"), lookup("BLOG_JWT_SECRET_ARN")) {
             (Some(secret), _) if secret.len() < 32 => {
                 bail!("BLOG_JWT_SECRET must be at least 32 characters")
             }
-            (Some(secret), _) => SecretSource::Value(secret),
-            (None, Some(arn)) => SecretSource::SecretsManager(arn),
-            (None, None) => SecretSource::Generated,
+            (secret, arn) => {
+                SecretSource::from_pair(secret, arn).unwrap_or(SecretSource::Generated)
+            }
         };
-        let admin_password =
-            match (lookup("BLOG_ADMIN_PASSWORD"), lookup("BLOG_ADMIN_PASSWORD_ARN")) {
-                (Some(password), _) => Some(SecretSource::Value(password)),
-                (None, Some(arn)) => Some(SecretSource::SecretsManager(arn)),
-                (None, None) => None,
-            };
+        let admin_password = SecretSource::from_pair(
+            lookup("BLOG_ADMIN_PASSWORD"),
+            lookup("BLOG_ADMIN_PASSWORD_ARN"),
+        );
         // A user name asks for an administrator: without a password or an e-mail the process
         // refuses to start rather than silently create none. Without a user name, a password
         // alone (the template always passes its secret) asks for nothing.
@@ -212,6 +205,26 @@ impl Config {
         let actuator_token = lookup("BLOG_ACTUATOR_TOKEN");
         if actuator_token.as_ref().is_some_and(|token| token.len() < 16) {
             bail!("BLOG_ACTUATOR_TOKEN must be at least 16 characters");
+        }
+        let actuator_token =
+            SecretSource::from_pair(actuator_token, lookup("BLOG_ACTUATOR_TOKEN_ARN"));
+        if actuator_token.is_none() && !in_lambda && !listen.ip().is_loopback() {
+            bail!(
+                "BLOG_HOST={} serves the actuator beyond this machine: set BLOG_ACTUATOR_TOKEN \
+                 (16 or more characters) or serve on a loopback address",
+                listen.ip()
+            );
+        }
+        let webhook_url = lookup("BLOG_WEBHOOK_URL");
+        let webhook_secret = SecretSource::from_pair(
+            lookup("BLOG_WEBHOOK_SECRET"),
+            lookup("BLOG_WEBHOOK_SECRET_ARN"),
+        );
+        if let Some(url) = &webhook_url {
+            check_webhook_url(url)?;
+            if webhook_secret.is_none() {
+                bail!("BLOG_WEBHOOK_URL needs BLOG_WEBHOOK_SECRET or BLOG_WEBHOOK_SECRET_ARN");
+            }
         }
         Ok(Self {
             store,
@@ -251,8 +264,8 @@ impl Config {
                     bail!("BLOG_AWS_TRUST_STORE must be `aws` or `system`, not `{other}`")
                 }
             },
-            webhook_url: lookup("BLOG_WEBHOOK_URL"),
-            webhook_secret: lookup("BLOG_WEBHOOK_SECRET"),
+            webhook_url,
+            webhook_secret,
             bucket_name: lookup("BLOG_BUCKET_NAME"),
             s3_endpoint: lookup("BLOG_S3_ENDPOINT"),
             upload_url_ttl: upload_url_ttl(&lookup)?,
@@ -280,6 +293,26 @@ impl Config {
     }
 }
 
+/// A webhook URL: `https`, or `http` to this machine only (the signed body and its signature
+/// never cross a network in clear).
+fn check_webhook_url(url: &str) -> anyhow::Result<()> {
+    let uri: axum::http::Uri =
+        url.parse().map_err(|_| anyhow::anyhow!("BLOG_WEBHOOK_URL is not a URL: `{url}`"))?;
+    let host = uri.host().unwrap_or_default();
+    let loopback = host == "localhost"
+        || host
+            .trim_matches(['[', ']'])
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    match uri.scheme_str() {
+        Some("https") if !host.is_empty() => Ok(()),
+        Some("http") if loopback => Ok(()),
+        _ => bail!(
+            "BLOG_WEBHOOK_URL must be an https URL (http only to a loopback address): `{url}`"
+        ),
+    }
+}
+
 /// `BLOG_UPLOAD_URL_MINUTES`: 15 by default, at most 7 days (S3's limit for pre-signed URLs).
 fn upload_url_ttl(lookup: &impl Fn(&str) -> Option<String>) -> anyhow::Result<Duration> {
     let minutes: u64 = parse(lookup, "BLOG_UPLOAD_URL_MINUTES", 15)?;
@@ -303,138 +336,4 @@ fn parse<T: std::str::FromStr>(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::collections::HashMap;
-
-    fn config(vars: &[(&str, &str)]) -> anyhow::Result<Config> {
-        let map: HashMap<String, String> =
-            vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        Config::from_lookup(|name| map.get(name).cloned())
-    }
-
-    #[test]
-    fn defaults_serve_the_embedded_store_on_port_3000() {
-        let config = config(&[]).unwrap();
-        assert_eq!(config.store, StoreKind::Embedded);
-        assert_eq!(config.listen.to_string(), "127.0.0.1:3000");
-        assert_eq!(config.token_ttl, Duration::from_secs(7200));
-        assert!(matches!(config.jwt_secret, SecretSource::Generated));
-        assert!(config.admin.is_none());
-    }
-
-    #[test]
-    fn uploads_default_to_15_minute_urls_on_the_gateway_address() {
-        let defaults = config(&[("BLOG_PORT", "8080")]).unwrap();
-        assert_eq!(defaults.upload_url_ttl, Duration::from_secs(900));
-        assert_eq!(defaults.public_base_url, "http://127.0.0.1:8080");
-        assert!(!defaults.in_lambda && defaults.bucket_name.is_none());
-        let short = config(&[("BLOG_UPLOAD_URL_MINUTES", "5")]).unwrap();
-        assert_eq!(short.upload_url_ttl, Duration::from_secs(300));
-        assert!(config(&[("BLOG_UPLOAD_URL_MINUTES", "0")]).is_err());
-    }
-
-    #[test]
-    fn inside_lambda_the_store_is_dynamodb_unless_told_otherwise() {
-        let lambda = [("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001")];
-        assert_eq!(config(&lambda).unwrap().store, StoreKind::DynamoDb);
-        let told = config(&[lambda[0], ("BLOG_STORE", "embedded")]).unwrap();
-        assert_eq!(told.store, StoreKind::Embedded, "an explicit BLOG_STORE wins");
-        assert_eq!(config(&[]).unwrap().store, StoreKind::Embedded, "outside Lambda");
-    }
-
-    #[test]
-    fn metrics_stay_in_process_locally_and_go_to_the_table_in_lambda() {
-        assert_eq!(config(&[]).unwrap().metrics_store, MetricsStore::Process);
-        let lambda = config(&[("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001")]).unwrap();
-        assert_eq!(lambda.metrics_store, MetricsStore::Table);
-        assert!(config(&[("BLOG_METRICS_STORE", "cloud")]).is_err());
-        assert!(config(&[("BLOG_ACTUATOR_TOKEN", "short")]).is_err());
-    }
-
-    #[test]
-    fn only_provisioned_and_snap_start_environments_count_as_initialised_ahead() {
-        let kind = |value| config(&[("AWS_LAMBDA_INITIALIZATION_TYPE", value)]).unwrap();
-        assert!(!config(&[]).unwrap().initialized_ahead);
-        assert!(!kind("on-demand").initialized_ahead);
-        assert!(kind("provisioned-concurrency").initialized_ahead);
-        assert!(kind("snap-start").initialized_ahead);
-    }
-
-    #[test]
-    fn the_sdk_trusts_the_system_roots_unless_told_aws() {
-        assert_eq!(config(&[]).unwrap().aws_trust_store, TrustStore::System);
-        let aws = config(&[("BLOG_AWS_TRUST_STORE", "aws")]).unwrap();
-        assert_eq!(aws.aws_trust_store, TrustStore::Aws);
-        let err = config(&[("BLOG_AWS_TRUST_STORE", "amazon")]).unwrap_err().to_string();
-        assert!(err.contains("BLOG_AWS_TRUST_STORE"), "{err}");
-    }
-
-    #[test]
-    fn endpoint_overrides_are_read_and_empty_ones_are_unset() {
-        let endpoints = |config: &Config| {
-            [
-                config.dynamodb_endpoint.clone(),
-                config.s3_endpoint.clone(),
-                config.sqs_endpoint.clone(),
-                config.secretsmanager_endpoint.clone(),
-                config.bedrock_endpoint.clone(),
-            ]
-        };
-        let names = [
-            "BLOG_DYNAMODB_ENDPOINT",
-            "BLOG_S3_ENDPOINT",
-            "BLOG_SQS_ENDPOINT",
-            "BLOG_SECRETSMANAGER_ENDPOINT",
-            "BLOG_BEDROCK_ENDPOINT",
-        ];
-        let given: Vec<(&str, &str)> =
-            names.iter().map(|n| (*n, "http://localstack:4566")).collect();
-        let set = config(&given).unwrap();
-        assert_eq!(endpoints(&set), names.map(|_| Some("http://localstack:4566".to_string())));
-        let empty: Vec<(&str, &str)> = names.iter().map(|n| (*n, "")).collect();
-        assert_eq!(
-            endpoints(&config(&empty).unwrap()),
-            names.map(|_| None),
-            "the template's default"
-        );
-        assert_eq!(endpoints(&config(&[]).unwrap()), names.map(|_| None));
-    }
-
-    #[test]
-    fn a_short_jwt_secret_is_refused() {
-        assert!(config(&[("BLOG_JWT_SECRET", "short")]).is_err());
-    }
-
-    #[test]
-    fn an_unparsable_number_names_the_variable() {
-        let err = config(&[("BLOG_PORT", "eighty")]).unwrap_err().to_string();
-        assert!(err.contains("BLOG_PORT"), "{err}");
-    }
-
-    #[test]
-    fn an_administrator_without_a_password_or_an_email_refuses_to_start() {
-        let error =
-            config(&[("BLOG_ADMIN_USERNAME", "root"), ("BLOG_ADMIN_PASSWORD", "Secret123")])
-                .unwrap_err()
-                .to_string();
-        assert!(error.contains("BLOG_ADMIN_EMAIL"), "{error}");
-        let error = config(&[("BLOG_ADMIN_USERNAME", "root"), ("BLOG_ADMIN_EMAIL", "r@x.org")])
-            .unwrap_err()
-            .to_string();
-        assert!(error.contains("BLOG_ADMIN_PASSWORD"), "{error}");
-        let secret_only = config(&[("BLOG_ADMIN_PASSWORD_ARN", "arn:aws:secretsmanager:x")]);
-        assert!(secret_only.unwrap().admin.is_none(), "no user name: no administrator");
-    }
-
-    #[test]
-    fn the_admin_is_bootstrapped_only_when_all_three_variables_are_set() {
-        let full = config(&[
-            ("BLOG_ADMIN_USERNAME", "root"),
-            ("BLOG_ADMIN_PASSWORD", "Secret123"),
-            ("BLOG_ADMIN_EMAIL", "root@example.com"),
-        ])
-        .unwrap();
-        assert_eq!(full.admin.unwrap().username, "root");
-    }
-}
+mod tests;
