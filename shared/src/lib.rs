@@ -14,6 +14,7 @@ pub mod lambda;
 pub mod openapi;
 pub mod ops;
 pub mod ports;
+pub mod private_files;
 pub mod records;
 pub mod setup;
 pub mod taxonomy;

@@ -17,6 +17,7 @@ pub async fn open_table(config: &Config) -> anyhow::Result<Arc<dyn Table>> {
     match config.store {
         #[cfg(feature = "embedded")]
         StoreKind::Embedded => {
+            crate::private_files::private_dir(&config.data_dir)?;
             let path = config.data_dir.join("blog.db");
             let table = crate::ports::table::embedded::SqliteTable::open(&path)
                 .with_context(|| format!("opening {}", path.display()))?;
@@ -106,21 +107,7 @@ pub async fn jwt_secret(config: &Config) -> anyhow::Result<Vec<u8>> {
 }
 
 fn generated_secret(path: &Path) -> anyhow::Result<Vec<u8>> {
-    if let Ok(existing) = std::fs::read_to_string(path) {
-        if existing.trim().len() >= 32 {
-            return Ok(existing.trim().as_bytes().to_vec());
-        }
-    }
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let secret: String = {
-        use rand::Rng;
-        let bytes: [u8; 32] = rand::rng().random();
-        bytes.iter().map(|b| format!("{b:02x}")).collect()
-    };
-    std::fs::write(path, &secret).with_context(|| format!("writing {}", path.display()))?;
-    Ok(secret.into_bytes())
+    crate::private_files::secret_file(path)
 }
 
 /// What a process needs beyond the table.

@@ -8,7 +8,7 @@
 use std::time::{Duration, SystemTime};
 
 use base64::Engine;
-use blog_shared::ports::blobs::{s3::S3Blobs, Blobs, PresignedUpload, UploadSpec};
+use blog_shared::ports::blobs::{s3::S3Blobs, Blobs, PresignedUpload, Served, UploadSpec};
 use md5::{Digest, Md5};
 
 const BYTES: &[u8] = b"%PDF-1.7 a tiny document";
@@ -62,7 +62,7 @@ async fn upload(blobs: &S3Blobs, upload_spec: &UploadSpec, body: &[u8]) {
 
 /// GETs `key` through a signed URL: content type and bytes.
 async fn download(blobs: &S3Blobs, key: &str) -> (String, Vec<u8>) {
-    let url = blobs.presign_get(key, Duration::from_secs(60)).await.unwrap();
+    let url = blobs.presign_get(key, Duration::from_secs(60), &Served::default()).await.unwrap();
     let response = http().get(&url).send().await.unwrap();
     assert_eq!(response.status().as_u16(), 200, "GET {key}");
     let content_type = response.headers()["content-type"].to_str().unwrap().to_string();
@@ -118,7 +118,10 @@ async fn s3_refuses_expired_urls() {
     let blobs = bucket().await;
     let upload_spec = spec(Duration::from_secs(1));
     let upload = blobs.presign_put(&upload_spec).await.unwrap();
-    let download = blobs.presign_get(&upload_spec.key, Duration::from_secs(1)).await.unwrap();
+    let download = blobs
+        .presign_get(&upload_spec.key, Duration::from_secs(1), &Served::default())
+        .await
+        .unwrap();
     tokio::time::sleep(Duration::from_millis(2_100)).await;
     assert_eq!(put(&upload, &upload.headers, BYTES).await.0, 403);
     assert_eq!(http().get(&download).send().await.unwrap().status().as_u16(), 403);

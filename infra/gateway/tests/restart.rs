@@ -120,3 +120,26 @@ async fn the_create_admin_subcommand_creates_an_administrator_once() {
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["data"]["user"]["roles"], json!(["ROLE_USER", "ROLE_ADMIN"]));
 }
+
+#[tokio::test]
+async fn the_data_directory_and_its_secrets_are_private_and_a_shared_secret_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    let root = tempfile::tempdir().unwrap();
+    let data = root.path().join("data");
+    let port = free_port();
+    {
+        let _gateway = start(&data, port).await;
+        assert_eq!(login(port, "boss", "Boss12345").await.0, 200);
+    }
+    assert_eq!(mode(&data), 0o700, "the data directory");
+    for secret in ["jwt-secret", "blob-signing-key"] {
+        assert_eq!(mode(&data.join(secret)), 0o600, "{secret}");
+    }
+    let secret = data.join("jwt-secret");
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let refused = gateway(&data, free_port(), &["serve"]).stderr(Stdio::piped()).output().unwrap();
+    assert!(!refused.status.success());
+    let message = String::from_utf8_lossy(&refused.stderr);
+    assert!(message.contains("jwt-secret can be read by other users"), "{message}");
+}

@@ -294,12 +294,16 @@ pub async fn access_url(
         return Err(FileError::NotFound);
     }
     let expires = Duration::from_secs(minutes as u64 * 60);
-    let url =
-        blobs.presign_get(&record.file_key, expires).await.map_err(FileError::PresignFailed)?;
+    let served = super::served::served(&record);
+    let url = blobs
+        .presign_get(&record.file_key, expires, &served)
+        .await
+        .map_err(FileError::PresignFailed)?;
     Ok(FileOk(url))
 }
 
-/// Deletes a file record (success also when there is no such record).
+/// Deletes a file record (success also when there is no such record, or it is someone else's:
+/// the answer tells nothing about other users' files, and theirs stays).
 ///
 /// The stored object is removed after the answer when no live record points at it any more,
 /// and so is anything still staged for the record.
@@ -311,10 +315,10 @@ pub async fn access_url(
     security(("bearerAuth" = [])),
     params(IdParam),
     responses(
-        (status = 200, description = "Deleted, or there was no such file", body = Envelope<Null>),
+        (status = 200, description = "Deleted, or there was no such file of the caller's (someone \
+            else's stays, unchanged)", body = Envelope<Null>),
         (status = 400, description = BAD_ID, body = Error),
         (status = 401, description = UNAUTHORIZED, body = Error),
-        (status = 404, description = "Someone else's file (11008)", body = Error),
         (status = 500, description = STORAGE, body = Error),
     )
 )]
@@ -330,7 +334,8 @@ pub async fn delete(
             return Ok(FileOk(()));
         };
         if !record.visible_to(caller.id, caller.is_admin()) {
-            return Err(FileError::NotFound);
+            // Someone else's file answers as an absent one: nothing tells the two apart.
+            return Ok(FileOk(()));
         }
         let release = repo::release_of(table, &record).await?;
         let now = crate::time::now_string();

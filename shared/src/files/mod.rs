@@ -9,6 +9,7 @@ pub mod input;
 pub mod model;
 mod removal;
 pub mod repo;
+mod served;
 pub mod staging;
 
 use axum::{

@@ -158,3 +158,33 @@ pub async fn a_request_without_a_token_gets_10002_in_the_files_envelope(api: Api
         assert_error(&bad, 401, 10002);
     }
 }
+
+pub async fn downloads_are_served_as_declared_and_documents_saved(api: Api) {
+    let (_, token) = api.user("sniffer").await;
+    let bytes = b"<html><script>alert(document.domain)</script></html>".to_vec();
+    let docx = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+    // HTML bytes under every permitted type: a browser must take the declared type.
+    for (name, kind, shown) in [
+        ("photo.png", "image/png", "inline"),
+        ("paper.pdf", "application/pdf", "inline"),
+        ("letter.docx", docx, "attachment"),
+    ] {
+        let body = json!({"fileName": name, "fileSize": bytes.len(), "fileType": kind});
+        let presigned = api.call("POST", "/api/v1/files/presigned", Some(&token), Some(body)).await;
+        let data = assert_ok(&presigned).clone();
+        assert_eq!(crate::steps::put_bytes(&api, &data, &bytes).await.status, 200);
+        confirm(&api, &token, &data).await;
+        let path = format!("/api/v1/files/{}/access-url", file_id(&data));
+        let reply = api.call("GET", &path, Some(&token), None).await;
+        let url = assert_ok(&reply).as_str().unwrap().to_string();
+        let disposition = format!("{shown}; filename=\"{name}\"; filename*=UTF-8''{name}");
+        let fetched = api.fetch("GET", &url, &[], vec![]).await;
+        assert_eq!((fetched.status, fetched.content_type.as_str()), (200, kind), "{name}");
+        assert_eq!(fetched.headers["content-disposition"], disposition, "{name}");
+        if !url.contains("X-Amz-Signature=") {
+            // The local store's own headers (S3 cannot add them to an object's answer).
+            assert_eq!(fetched.headers["x-content-type-options"], "nosniff", "{name}");
+            assert!(fetched.headers["content-security-policy"].contains("sandbox"), "{name}");
+        }
+    }
+}

@@ -118,11 +118,18 @@ pub async fn only_the_owner_or_an_administrator_acts_on_a_file(api: Api) {
         ("GET", path.clone()),
         ("GET", format!("{path}/access-url")),
         ("PATCH", format!("/api/v1/files/{pending_id}/confirm")),
-        ("DELETE", path.clone()),
-        ("DELETE", format!("/api/v1/files/{pending_id}")),
     ] {
         assert_error(&api.call(method, &path, Some(&other), None).await, 404, 11008);
     }
+    // DELETE answers someone else's file as it answers an absent one, and deletes nothing.
+    let absent = api.call("DELETE", "/api/v1/files/424242", Some(&other), None).await;
+    for path in [path.clone(), format!("/api/v1/files/{pending_id}")] {
+        let theirs = api.call("DELETE", &path, Some(&other), None).await;
+        assert_eq!((theirs.status, &theirs.body["code"]), (absent.status, &absent.body["code"]));
+        assert_eq!(theirs.body["data"], absent.body["data"], "{path}");
+        assert_eq!(theirs.body["message"], absent.body["message"], "{path}");
+    }
+    assert_eq!(assert_ok(&absent), &serde_json::Value::Null);
     assert_eq!(download(&api, &owner, file_id(&data)).await.body, bytes, "still the owner's");
 
     let seen = api.call("GET", &path, Some(&admin), None).await;

@@ -8,7 +8,7 @@ use http_body_util::BodyExt;
 use serde_json::Value;
 use tower::ServiceExt;
 
-use super::{header_of, Api, Fetched, Reply, Transport, IN_PROCESS_BASE};
+use super::{header_of, headers_of, Api, Fetched, Reply, Transport, IN_PROCESS_BASE};
 
 impl Api {
     /// Sends a request to an absolute URL the API handed out (a signed upload or access URL):
@@ -36,8 +36,9 @@ impl Api {
                     router.clone().oneshot(request.body(Body::from(body)).unwrap()).await.unwrap();
                 let status = response.status().as_u16();
                 let content_type = header_of(response.headers(), "content-type");
+                let headers = headers_of(response.headers());
                 let body = response.into_body().collect().await.unwrap().to_bytes().to_vec();
-                Fetched { status, content_type, body }
+                Fetched { status, content_type, body, headers }
             }
             Transport::Http { client, .. } => {
                 let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
@@ -48,8 +49,9 @@ impl Api {
                 let response = request.send().await.expect("the storage answers");
                 let status = response.status().as_u16();
                 let content_type = header_of(response.headers(), "content-type");
+                let headers = headers_of(response.headers());
                 let body = response.bytes().await.unwrap().to_vec();
-                Fetched { status, content_type, body }
+                Fetched { status, content_type, body, headers }
             }
         }
     }
@@ -104,8 +106,9 @@ impl Api {
                 let response = router.clone().oneshot(request).await.unwrap();
                 let status = response.status().as_u16();
                 let content_type = header_of(response.headers(), "content-type");
+                let headers = headers_of(response.headers());
                 let body = response.into_body().collect().await.unwrap().to_bytes().to_vec();
-                Fetched { status, content_type, body }
+                Fetched { status, content_type, body, headers }
             }
             Transport::Http { base, .. } => {
                 let headers = bearer.unwrap_or_default();

@@ -81,6 +81,13 @@ pub struct Fetched {
     pub status: u16,
     pub content_type: String,
     pub body: Vec<u8>,
+    /// Every header (lower-case names).
+    pub headers: HashMap<String, String>,
+}
+
+fn headers_of(headers: &axum::http::HeaderMap) -> HashMap<String, String> {
+    let text = |value: &axum::http::HeaderValue| value.to_str().unwrap_or_default().to_string();
+    headers.iter().map(|(name, value)| (name.as_str().to_string(), text(value))).collect()
 }
 
 fn header_of(headers: &axum::http::HeaderMap, name: &str) -> String {

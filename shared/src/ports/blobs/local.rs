@@ -20,7 +20,7 @@ use axum::Router;
 use md5::{Digest, Md5};
 
 use self::signature::{Bound, Signer};
-use super::{Blobs, ListedObject, ObjectInfo, PresignedUpload, UploadSpec};
+use super::{Blobs, ListedObject, ObjectInfo, PresignedUpload, Served, UploadSpec};
 use crate::ports::table::now_epoch_seconds;
 
 /// Path under which the gateway serves the store's signed URLs.
@@ -182,19 +182,38 @@ impl Blobs for LocalBlobs {
         anyhow::ensure!(valid_key(&upload.key), "invalid object key `{}`", upload.key);
         let expires = now_epoch_seconds() + upload.expires.as_secs() as i64;
         let length = upload.content_length.to_string();
-        let bound =
-            Bound { method: "PUT", content_type: &upload.content_type, content_length: &length };
+        let bound = Bound {
+            method: "PUT",
+            content_type: &upload.content_type,
+            content_length: &length,
+            ..Bound::default()
+        };
         let signature = self.inner.signer.sign(&upload.key, &bound, expires);
         let headers = vec![("Content-Type".to_string(), upload.content_type.clone())];
         Ok(PresignedUpload { url: self.url(&upload.key, expires, &signature), headers })
     }
 
-    async fn presign_get(&self, key: &str, expires: Duration) -> anyhow::Result<String> {
+    async fn presign_get(
+        &self,
+        key: &str,
+        expires: Duration,
+        served: &Served,
+    ) -> anyhow::Result<String> {
         anyhow::ensure!(valid_key(key), "invalid object key `{key}`");
         let expires = now_epoch_seconds() + expires.as_secs() as i64;
-        let signature =
-            self.inner.signer.sign(key, &Bound { method: "GET", ..Bound::default() }, expires);
-        Ok(self.url(key, expires, &signature))
+        let bound = Bound {
+            method: "GET",
+            content_type: &served.content_type,
+            disposition: &served.disposition,
+            ..Bound::default()
+        };
+        let signature = self.inner.signer.sign(key, &bound, expires);
+        let encode =
+            |text: &str| form_urlencoded::byte_serialize(text.as_bytes()).collect::<String>();
+        let (content_type, disposition) =
+            (encode(&served.content_type), encode(&served.disposition));
+        let url = self.url(key, expires, &signature);
+        Ok(format!("{url}&type={content_type}&disposition={disposition}"))
     }
 
     async fn head(&self, key: &str) -> anyhow::Result<Option<ObjectInfo>> {

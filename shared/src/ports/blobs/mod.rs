@@ -56,6 +56,16 @@ impl ObjectInfo {
     }
 }
 
+/// How a download is served: the type it is served as, and whether a browser shows it or
+/// saves it (`Content-Disposition`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Served {
+    /// `Content-Type` of the answer.
+    pub content_type: String,
+    /// `Content-Disposition` of the answer.
+    pub disposition: String,
+}
+
 /// An object of a listing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ListedObject {
@@ -71,8 +81,14 @@ pub trait Blobs: Send + Sync + 'static {
     /// Signs an upload of one object.
     async fn presign_put(&self, upload: &UploadSpec) -> anyhow::Result<PresignedUpload>;
 
-    /// Signs a download of `key` valid for `expires`.
-    async fn presign_get(&self, key: &str, expires: Duration) -> anyhow::Result<String>;
+    /// Signs a download of `key` valid for `expires`, answered with the headers of `served`
+    /// (S3: the signed `response-content-type` and `response-content-disposition` overrides).
+    async fn presign_get(
+        &self,
+        key: &str,
+        expires: Duration,
+        served: &Served,
+    ) -> anyhow::Result<String>;
 
     /// Size and entity tag of `key` (S3: HeadObject); `None` when there is no such object.
     async fn head(&self, key: &str) -> anyhow::Result<Option<ObjectInfo>>;

@@ -16,7 +16,7 @@ use aws_sdk_s3::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_s3::presigning::PresigningConfig;
 use aws_sdk_s3::Client;
 
-use super::{Blobs, ListedObject, ObjectInfo, PresignedUpload, UploadSpec};
+use super::{Blobs, ListedObject, ObjectInfo, PresignedUpload, Served, UploadSpec};
 
 /// The S3 adapter of the [`Blobs`] port, bound to one bucket. Cheap to clone.
 #[derive(Clone, Debug)]
@@ -154,12 +154,21 @@ impl Blobs for S3Blobs {
         Ok(PresignedUpload { url: request.uri().to_string(), headers })
     }
 
-    async fn presign_get(&self, key: &str, expires: Duration) -> anyhow::Result<String> {
+    async fn presign_get(
+        &self,
+        key: &str,
+        expires: Duration,
+        served: &Served,
+    ) -> anyhow::Result<String> {
         let request = self
             .client()
             .get_object()
             .bucket(&self.bucket)
             .key(key)
+            .set_response_content_type(Some(served.content_type.clone()).filter(|t| !t.is_empty()))
+            .set_response_content_disposition(
+                Some(served.disposition.clone()).filter(|d| !d.is_empty()),
+            )
             .presigned(Self::presigning(expires)?)
             .await
             .map_err(|e| sdk_error("GetObject (presign)", key, e))?;
@@ -312,15 +321,31 @@ mod tests {
         let sdk = crate::ports::aws::example_config("eu-west-1");
         let blobs = S3Blobs::from_config(&sdk, "bucket", Some("http://127.0.0.1:9"));
         assert!(!blobs.client.is_built());
-        let url = blobs.presign_get("uploads/a.pdf", Duration::from_secs(60)).await.unwrap();
+        let url = blobs
+            .presign_get("uploads/a.pdf", Duration::from_secs(60), &Served::default())
+            .await
+            .unwrap();
         assert!(blobs.client.is_built());
         assert!(url.starts_with("http://127.0.0.1:9/bucket/uploads/a.pdf?"), "{url}");
         assert!(url.contains("eu-west-1%2Fs3%2Faws4_request"), "{url}");
     }
 
+    fn served() -> Served {
+        Served {
+            content_type: "text/html".into(),
+            disposition: "attachment; filename=\"a.html\"".into(),
+        }
+    }
+
     #[tokio::test]
-    async fn an_access_url_expires_as_asked() {
-        let url = blobs().presign_get("uploads/a.pdf", Duration::from_secs(60)).await.unwrap();
+    async fn an_access_url_expires_as_asked_and_signs_the_answers_type_and_disposition() {
+        let url =
+            blobs().presign_get("uploads/a.pdf", Duration::from_secs(60), &served()).await.unwrap();
         assert!(url.contains("X-Amz-Expires=60") && url.contains("X-Amz-Signature="), "{url}");
+        assert!(url.contains("response-content-type=text%2Fhtml"), "{url}");
+        assert!(
+            url.contains("response-content-disposition=attachment%3B%20filename%3D%22a.html%22"),
+            "{url}"
+        );
     }
 }

@@ -46,6 +46,12 @@ pub(super) fn router(store: LocalBlobs) -> Router {
 struct Signed {
     expires: i64,
     signature: String,
+    /// The type a GET is answered with (signed).
+    #[serde(rename = "type", default)]
+    content_type: String,
+    /// The disposition a GET is answered with (signed).
+    #[serde(default)]
+    disposition: String,
 }
 
 /// An S3-style error answer: status and `<Error><Code>..</Code><Message>..</Message></Error>`.
@@ -105,6 +111,7 @@ async fn upload(
         method: "PUT",
         content_type: header_text(&headers, &header::CONTENT_TYPE),
         content_length,
+        disposition: "",
     };
     let now = now_epoch_seconds();
     if let Err(refusal) =
@@ -146,7 +153,12 @@ async fn download(
     query: Result<Query<Signed>, QueryRejection>,
 ) -> Response {
     let Ok(Query(signed)) = query else { return unsigned() };
-    let bound = Bound { method: "GET", ..Bound::default() };
+    let bound = Bound {
+        method: "GET",
+        content_type: &signed.content_type,
+        disposition: &signed.disposition,
+        ..Bound::default()
+    };
     let now = now_epoch_seconds();
     if let Err(refusal) =
         store.inner.signer.verify(&key, &bound, signed.expires, &signed.signature, now)
@@ -159,8 +171,25 @@ async fn download(
         Ok(None) => return no_such_key(),
         Err(error) => return internal(error),
     };
-    let content_type = tokio::fs::read_to_string(store.type_path(&key))
-        .await
-        .unwrap_or_else(|_| "application/octet-stream".into());
-    (StatusCode::OK, [(header::CONTENT_TYPE, content_type)], bytes).into_response()
+    let content_type = match signed.content_type.as_str() {
+        "" => tokio::fs::read_to_string(store.type_path(&key))
+            .await
+            .unwrap_or_else(|_| "application/octet-stream".into()),
+        signed => signed.to_string(),
+    };
+    let mut response =
+        (StatusCode::OK, [(header::CONTENT_TYPE, content_type)], bytes).into_response();
+    let headers = response.headers_mut();
+    // The browser takes the type as given, and a document opened from here runs nothing.
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, header::HeaderValue::from_static("nosniff"));
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        header::HeaderValue::from_static("default-src 'none'; sandbox"),
+    );
+    if let Ok(disposition) = header::HeaderValue::from_str(&signed.disposition) {
+        if !signed.disposition.is_empty() {
+            headers.insert(header::CONTENT_DISPOSITION, disposition);
+        }
+    }
+    response
 }

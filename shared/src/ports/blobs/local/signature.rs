@@ -1,5 +1,5 @@
-//! Signed URLs of the local store: HMAC-SHA256 over method, key, content type, content length
-//! and expiry, so that (as with S3's SigV4) a request whose headers differ from
+//! Signed URLs of the local store: HMAC-SHA256 over method, key, content type, content length,
+//! disposition and expiry, so that (as with S3's SigV4) a request whose headers differ from
 //! what was signed, a tampered URL or an expired one is refused.
 
 use hmac::{Hmac, KeyInit, Mac};
@@ -12,10 +12,12 @@ type HmacSha256 = Hmac<Sha256>;
 pub struct Bound<'a> {
     /// `PUT` or `GET`.
     pub method: &'a str,
-    /// `Content-Type` of a PUT (empty for a GET).
+    /// `Content-Type` of a PUT, or the type a GET is answered with.
     pub content_type: &'a str,
     /// `Content-Length` of a PUT (empty for a GET).
     pub content_length: &'a str,
+    /// `Content-Disposition` a GET is answered with (empty for a PUT).
+    pub disposition: &'a str,
 }
 
 /// Why a signed request is refused.
@@ -41,8 +43,10 @@ impl Signer {
 
     fn mac(&self, object_key: &str, bound: &Bound<'_>, expires: i64) -> HmacSha256 {
         let mut mac = HmacSha256::new_from_slice(&self.key).expect("HMAC takes keys of any size");
-        let Bound { method, content_type, content_length } = bound;
-        let text = format!("{method}\n{object_key}\n{content_type}\n{content_length}\n{expires}");
+        let Bound { method, content_type, content_length, disposition } = bound;
+        let text = format!(
+            "{method}\n{object_key}\n{content_type}\n{content_length}\n{disposition}\n{expires}"
+        );
         mac.update(text.as_bytes());
         mac
     }
@@ -81,7 +85,7 @@ mod tests {
     use super::*;
 
     const PUT: Bound<'static> =
-        Bound { method: "PUT", content_type: "image/png", content_length: "5" };
+        Bound { method: "PUT", content_type: "image/png", content_length: "5", disposition: "" };
 
     #[test]
     fn a_signature_verifies_until_it_expires() {
@@ -102,6 +106,7 @@ mod tests {
             Bound { content_type: "image/gif", ..PUT },
             Bound { content_length: "6", ..PUT },
             Bound { method: "GET", ..PUT },
+            Bound { disposition: "inline", ..PUT },
         ];
         for other in others {
             assert_eq!(

@@ -82,7 +82,7 @@ async fn a_put_with_only_the_content_type_stores_bytes_a_signed_get_gives_back()
     assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
     assert!(store.exists(KEY).await.unwrap());
 
-    let url = store.presign_get(KEY, Duration::from_secs(60)).await.unwrap();
+    let url = store.presign_get(KEY, Duration::from_secs(60), &Served::default()).await.unwrap();
     let (status, content_type, body) = send(&store, "GET", &url, &[], b"").await;
     assert_eq!((status, content_type.as_str(), body.as_slice()), (200, "image/png", BYTES));
 
@@ -138,7 +138,7 @@ async fn an_expired_url_is_refused() {
     let upload = store.presign_put(&spec(Duration::ZERO)).await.unwrap();
     let (status, _, body) = send(&store, "PUT", &upload.url, &upload.headers, BYTES).await;
     assert_eq!((status, code_of(&body).as_str()), (403, "AccessDenied"));
-    let url = store.presign_get(KEY, Duration::ZERO).await.unwrap();
+    let url = store.presign_get(KEY, Duration::ZERO, &Served::default()).await.unwrap();
     let (status, _, _) = send(&store, "GET", &url, &[], b"").await;
     assert_eq!(status, 403);
 }
@@ -161,7 +161,7 @@ async fn a_ten_megabyte_upload_is_accepted() {
     let (store, _dir) = store();
     let bytes = vec![7u8; 10 * 1024 * 1024];
     upload(&store, &bytes).await;
-    let url = store.presign_get(KEY, Duration::from_secs(60)).await.unwrap();
+    let url = store.presign_get(KEY, Duration::from_secs(60), &Served::default()).await.unwrap();
     assert_eq!(send(&store, "GET", &url, &[], b"").await.2.len(), bytes.len());
 }
 
@@ -185,7 +185,7 @@ async fn a_copy_takes_the_described_bytes_and_their_type_or_nothing() {
 
     assert!(store.copy_if_match(KEY, FINAL, &md5_hex(BYTES)).await.unwrap());
     assert!(store.exists(KEY).await.unwrap(), "the source stays");
-    let url = store.presign_get(FINAL, Duration::from_secs(60)).await.unwrap();
+    let url = store.presign_get(FINAL, Duration::from_secs(60), &Served::default()).await.unwrap();
     let (status, content_type, body) = send(&store, "GET", &url, &[], b"").await;
     assert_eq!((status, content_type.as_str(), body.as_slice()), (200, "image/png", BYTES));
 
@@ -210,4 +210,28 @@ async fn a_listing_names_the_objects_under_a_prefix_with_their_age() {
     assert_eq!(store.list("").await.unwrap().len(), 2);
     assert_eq!(store.list("uploads/2026/01/02/0123").await.unwrap().len(), 1);
     assert_eq!(store.list("uploads/2027/").await.unwrap(), []);
+}
+
+#[tokio::test]
+async fn a_download_is_served_as_signed_with_nosniff_and_a_sandbox() {
+    let (store, _dir) = store();
+    let upload = store.presign_put(&spec(Duration::from_secs(900))).await.unwrap();
+    assert_eq!(send(&store, "PUT", &upload.url, &upload.headers, BYTES).await.0, 200);
+    let served = Served {
+        content_type: "text/html".into(),
+        disposition: "attachment; filename=\"a.html\"".into(),
+    };
+    let url = store.presign_get(KEY, Duration::from_secs(60), &served).await.unwrap();
+    let path = url.strip_prefix("http://blobs.test").unwrap();
+    let request = Request::get(path).body(Body::empty()).unwrap();
+    let response = store.router().oneshot(request).await.unwrap();
+    let header = |name: &str| response.headers()[name].to_str().unwrap().to_string();
+    assert_eq!(response.status(), 200);
+    assert_eq!(header("content-type"), "text/html");
+    assert_eq!(header("content-disposition"), "attachment; filename=\"a.html\"");
+    assert_eq!(header("x-content-type-options"), "nosniff");
+    assert_eq!(header("content-security-policy"), "default-src 'none'; sandbox");
+    let inline = url.replace("disposition=attachment", "disposition=inline");
+    let (status, _, body) = send(&store, "GET", &inline, &[], b"").await;
+    assert_eq!((status, code_of(&body).as_str()), (403, "SignatureDoesNotMatch"), "signed");
 }
