@@ -22,7 +22,7 @@ use crate::{
 use super::{
     content,
     events::{self, outbox_write, ArticlePublishedEvent},
-    input::{ArticleInput, Validated},
+    input::{ArticleInput, Validated, MAX_BODY_BYTES},
     lifecycle::{self, Action},
     model::{ArticleBody, ArticleHead, Status, TagRef},
     read,
@@ -97,13 +97,21 @@ async fn tag_refs(table: &dyn Table, input: &Validated) -> Result<Vec<TagRef>, A
     Ok(refs)
 }
 
-/// Runs the content pipeline: render (sanitised), table of contents, summary.
+/// Runs the content pipeline: render (sanitised), table of contents, summary. Content whose
+/// rendering would not fit one item is a PARAM_ERROR naming `content`.
 fn apply(
     head: &mut ArticleHead,
     input: Validated,
     taxonomy: (Option<String>, Vec<TagRef>),
-) -> ArticleBody {
+) -> Result<ArticleBody, ArticleError> {
     let rendered = content::render(&input.content);
+    let body_bytes = input.content.len() + rendered.html.len() + rendered.toc_json.len();
+    if body_bytes > MAX_BODY_BYTES {
+        return Err(ArticleError::Param(format!(
+            "content renders to {body_bytes} bytes with its HTML and contents, more than the \
+             {MAX_BODY_BYTES} an article holds: shorten it"
+        )));
+    }
     head.title = input.title;
     head.summary = input.summary.unwrap_or_else(|| content::summarize(&rendered.plain_text, 200));
     head.cover_image = input.cover_image;
@@ -112,7 +120,11 @@ fn apply(
     head.is_top = input.is_top;
     head.is_featured = input.is_featured;
     head.is_comment_disabled = input.is_comment_disabled;
-    ArticleBody { content: input.content, content_html: rendered.html, toc_json: rendered.toc_json }
+    Ok(ArticleBody {
+        content: input.content,
+        content_html: rendered.html,
+        toc_json: rendered.toc_json,
+    })
 }
 
 /// Creates an article as a DRAFT (administrators); `data` is the new id.
@@ -143,8 +155,9 @@ pub async fn create(
     let input = input.validate()?;
     let taxonomy = taxonomy_of(&ctx, &input).await?;
     let now = crate::time::now_string();
+    // The id is taken once the content renders within bounds (a refused article takes none).
     let mut head = ArticleHead {
-        id: next_id(ctx.table.as_ref(), IdKind::Article).await?,
+        id: 0,
         title: String::new(),
         summary: String::new(),
         cover_image: String::new(),
@@ -162,7 +175,8 @@ pub async fn create(
         update_time: now,
         is_deleted: 0,
     };
-    let body = apply(&mut head, input, taxonomy);
+    let body = apply(&mut head, input, taxonomy)?;
+    head.id = next_id(ctx.table.as_ref(), IdKind::Article).await?;
     store::save(ctx.table.as_ref(), None, &head, Some(&body), Vec::new())
         .await
         .map_err(store_error)?;
@@ -220,7 +234,7 @@ pub async fn update(
     }
     let taxonomy = taxonomy?;
     let mut after = before.clone();
-    let body = apply(&mut after, input, taxonomy);
+    let body = apply(&mut after, input, taxonomy)?;
     after.version += 1;
     after.update_time = crate::time::now_string();
     let event = after.is_listed().then(|| ArticlePublishedEvent::of(&after));

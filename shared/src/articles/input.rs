@@ -109,6 +109,12 @@ impl ArticleInput {
         if content.trim().is_empty() {
             return Err(invalid("content must not be empty"));
         }
+        if content.len() > MAX_CONTENT_BYTES {
+            return Err(invalid(format!(
+                "content must be at most {MAX_CONTENT_BYTES} bytes of Markdown (it has {})",
+                content.len()
+            )));
+        }
         let summary = self.summary.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
         if summary.as_ref().is_some_and(|s| s.chars().count() > 500) {
             return Err(invalid("summary must be at most 500 characters"));
@@ -199,6 +205,33 @@ pub struct Listing {
     pub keyword: Option<String>,
     /// Status filter (administration list).
     pub status: Option<i64>,
+}
+
+/// The longest Markdown an article takes, in bytes (about 15,000 words): with its rendering
+/// and contents it must fit one DynamoDB item (400 KB).
+pub const MAX_CONTENT_BYTES: usize = 100_000;
+
+/// The most an article's body (Markdown, HTML rendering, contents) may hold, in bytes: DynamoDB's
+/// 400 KB item limit less room for the key and attribute names.
+pub const MAX_BODY_BYTES: usize = 390_000;
+
+/// The deepest article a public list reaches (`page` × `size`): an anonymous request reads at
+/// most this many list items.
+pub const MAX_PUBLIC_DEPTH: u64 = 1_000;
+
+impl Listing {
+    /// Refuses a public page beyond [`MAX_PUBLIC_DEPTH`] (400 PARAM_ERROR naming the field).
+    pub fn within_public_depth(self) -> Result<Self, ArticleError> {
+        if self.page.saturating_mul(self.size) <= MAX_PUBLIC_DEPTH {
+            return Ok(self);
+        }
+        let field = if self.current { "current" } else { "page" };
+        Err(invalid(format!(
+            "{field} × size must be at most {MAX_PUBLIC_DEPTH} (here {} × {}): narrow the list \
+             with categoryId, tagId or keyword",
+            self.page, self.size
+        )))
+    }
 }
 
 fn number(

@@ -76,8 +76,8 @@ pub async fn related(
     responses(
         (status = 200, description = "A page of published articles, pinned first, then newest",
             body = ArticleEnvelope<Page<ListItem>>),
-        (status = 400, description = "A parameter out of range (PARAM_ERROR)",
-            body = ArticleErrorEnvelope),
+        (status = 400, description = "A parameter out of range, or a page deeper than 1,000 \
+            articles (`page` × `size`; PARAM_ERROR)", body = ArticleErrorEnvelope),
         (status = 500, description = INTERNAL, body = ArticleErrorEnvelope),
     )
 )]
@@ -85,7 +85,7 @@ pub async fn list(
     State(ctx): State<AppContext>,
     QueryParams(query, ..): QueryParams<ListQuery, ArticleError>,
 ) -> Result<ArticleOk<Page<ListItem>>, ArticleError> {
-    let listing = query.validate()?;
+    let listing = query.validate()?.within_public_depth()?;
     let filter = Filter {
         category_id: listing.category_id,
         tag_id: listing.tag_id,

@@ -25,6 +25,7 @@ on_every_target!(
     reads::the_public_list_orders_pinned_then_newest_with_exact_pages,
     reads::the_public_list_filters_by_category_tag_and_keyword,
     reads::list_parameters_are_validated,
+    reads::a_public_page_deeper_than_1000_articles_is_refused_without_reading,
     reads::the_public_detail_shows_published_and_archived_only,
     reads::every_field_has_its_spec_type,
     reads::reads_cost_what_the_data_model_says,
@@ -34,4 +35,5 @@ on_every_target!(
     reads::a_repeated_public_read_is_kept_until_the_next_write,
     writes::create_and_update_read_the_category_and_tags_in_one_round_trip,
     writes::an_update_answers_its_first_failed_check,
+    writes::content_too_large_for_one_item_is_a_parameter_error_naming_it,
 );

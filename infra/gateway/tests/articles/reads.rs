@@ -135,6 +135,27 @@ pub async fn list_parameters_are_validated(api: Api) {
     assert_error(&reply, 400, "PARAM_ERROR");
 }
 
+pub async fn a_public_page_deeper_than_1000_articles_is_refused_without_reading(api: Api) {
+    for (query, field) in [
+        ("page=1000000", "page"),
+        ("page=11&size=100", "page"),
+        ("current=101&size=10", "current"),
+        ("page=101&keyword=rust", "page"),
+        ("page=501&size=2&categoryId=1", "page"),
+    ] {
+        let path = format!("/api/v1/articles?{query}");
+        let (reply, calls) = api.calls_of(api.call("GET", &path, None, None)).await;
+        assert_error(&reply, 400, "PARAM_ERROR");
+        let message = reply.body["message"].as_str().unwrap();
+        assert!(message.starts_with(&format!("{field} × size")), "{query}: {message}");
+        assert_eq!(calls.total(), 0, "{query}: {calls:?}");
+    }
+    for query in ["page=100&size=10", "page=10&size=100", "page=1000&size=1"] {
+        let reply = api.call("GET", &format!("/api/v1/articles?{query}"), None, None).await;
+        assert_eq!(reply.status, 200, "{query}: {:?}", reply.body);
+    }
+}
+
 pub async fn the_public_detail_shows_published_and_archived_only(api: Api) {
     let admin = api.admin_token().await;
     let draft = create(&api, &admin, json!({"title": "Secret", "content": "x"})).await;

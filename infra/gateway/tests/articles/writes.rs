@@ -55,3 +55,31 @@ pub async fn an_update_answers_its_first_failed_check(api: Api) {
     let detail = api.call("GET", &path, Some(&admin), None).await;
     assert_eq!(assert_ok(&detail)["version"], json!(1), "no failed update wrote anything");
 }
+
+pub async fn content_too_large_for_one_item_is_a_parameter_error_naming_it(api: Api) {
+    let admin = api.admin_token().await;
+    let fits = "word ".repeat(19_000);
+    let id = create(&api, &admin, json!({"title": "Long", "content": fits})).await;
+    let path = format!("/api/v1/admin/articles/{id}");
+    // Over the Markdown limit; and within it, Markdown whose HTML would overflow the item
+    // (each `-` line renders as a list item, `<li></li>` and a newline for two bytes).
+    let too_long = "a".repeat(100_001);
+    let explodes = "-\n".repeat(49_000);
+    for content in [too_long, explodes] {
+        let body = json!({"title": "Big", "content": content});
+        let (created, calls) = api
+            .calls_of(api.call("POST", "/api/v1/admin/articles", Some(&admin), Some(body.clone())))
+            .await;
+        assert_error(&created, 400, "PARAM_ERROR");
+        assert!(
+            created.body["message"].as_str().unwrap().starts_with("content "),
+            "{:?}",
+            created.body
+        );
+        assert_eq!(calls.total() - calls.reads(), 0, "nothing written: {calls:?}");
+        let updated = api.call("PUT", &path, Some(&admin), Some(body)).await;
+        assert_error(&updated, 400, "PARAM_ERROR");
+    }
+    let kept = api.call("GET", &path, Some(&admin), None).await;
+    assert_eq!(kept.body["data"]["title"], json!("Long"), "the article is as it was");
+}
