@@ -45,28 +45,23 @@ async fn caller_account(
 }
 
 /// Profile fields anyone may change on their own account; absent or `null` keeps the value.
-#[derive(Deserialize, ToSchema)]
-pub struct ProfileChanges {
-    /// At most 30 characters.
-    #[schema(max_length = 30)]
-    nickname: Option<String>,
-    /// An e-mail address no other account holds.
-    #[schema(format = Email, max_length = 254)]
-    email: Option<String>,
-    /// Empty, or an http(s) URL of at most 500 characters.
-    #[schema(max_length = 500, pattern = "^(https?://\\S*)?$")]
-    avatar: Option<String>,
+/// (Each body declares them itself: a flattened struct would hide which field a type error is
+/// in.)
+struct ProfileChanges<'a> {
+    nickname: Option<&'a str>,
+    email: Option<&'a str>,
+    avatar: Option<&'a str>,
 }
 
-impl ProfileChanges {
+impl ProfileChanges<'_> {
     fn apply(&self, user: &mut StoredUser) -> Result<(), AccountError> {
-        if let Some(nickname) = &self.nickname {
+        if let Some(nickname) = self.nickname {
             user.nickname = parse_nickname(nickname).map_err(AccountError::BadRequest)?;
         }
-        if let Some(email) = &self.email {
+        if let Some(email) = self.email {
             user.email = Email::parse(email).map_err(AccountError::BadRequest)?.as_str().into();
         }
-        if let Some(avatar) = &self.avatar {
+        if let Some(avatar) = self.avatar {
             user.avatar = parse_avatar(avatar).map_err(AccountError::BadRequest)?;
         }
         Ok(())
@@ -120,8 +115,15 @@ pub async fn me(
 #[derive(Deserialize, ToSchema)]
 #[schema(examples(json!({"nickname": "Alice", "avatar": "https://example.com/alice.png"})))]
 pub struct UpdateMe {
-    #[serde(flatten)]
-    profile: ProfileChanges,
+    /// At most 30 characters.
+    #[schema(max_length = 30)]
+    nickname: Option<String>,
+    /// An e-mail address no other account holds.
+    #[schema(format = Email, max_length = 254)]
+    email: Option<String>,
+    /// Empty, or an http(s) URL of at most 500 characters.
+    #[schema(max_length = 500, pattern = "^(https?://\\S*)?$")]
+    avatar: Option<String>,
     /// The current user name (clients echo the profile); another value is refused.
     username: Option<String>,
     /// The current status; another value is refused.
@@ -162,7 +164,12 @@ pub async fn update_me(
         ));
     }
     let mut after = before.clone();
-    request.profile.apply(&mut after)?;
+    ProfileChanges {
+        nickname: request.nickname.as_deref(),
+        email: request.email.as_deref(),
+        avatar: request.avatar.as_deref(),
+    }
+    .apply(&mut after)?;
     Ok(AccountOk(save(&ctx, &before, after).await?))
 }
 
@@ -195,8 +202,15 @@ pub async fn get_user(
 #[derive(Deserialize, ToSchema)]
 #[schema(examples(json!({"status": 1, "roles": ["ROLE_USER"]})))]
 pub struct AdminUpdate {
-    #[serde(flatten)]
-    profile: ProfileChanges,
+    /// At most 30 characters.
+    #[schema(max_length = 30)]
+    nickname: Option<String>,
+    /// An e-mail address no other account holds.
+    #[schema(format = Email, max_length = 254)]
+    email: Option<String>,
+    /// Empty, or an http(s) URL of at most 500 characters.
+    #[schema(max_length = 500, pattern = "^(https?://\\S*)?$")]
+    avatar: Option<String>,
     /// 0 disables the account, 1 re-enables it.
     #[schema(minimum = 0, maximum = 1)]
     status: Option<i64>,
@@ -233,7 +247,12 @@ pub async fn update_user(
 ) -> Result<AccountOk<UserView>, AccountError> {
     let before = load(&ctx, id).await?;
     let mut after = before.clone();
-    request.profile.apply(&mut after)?;
+    ProfileChanges {
+        nickname: request.nickname.as_deref(),
+        email: request.email.as_deref(),
+        avatar: request.avatar.as_deref(),
+    }
+    .apply(&mut after)?;
     if let Some(status) = request.status {
         if status != 0 && status != 1 {
             return Err(AccountError::BadRequest(

@@ -8,6 +8,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod fields;
 mod routes;
 mod strategies;
 
@@ -107,6 +108,25 @@ impl Fixture {
         envelope(route.family, status, &body).map_err(|why| {
             TestCaseError::fail(format!("{} {uri} -> {status} {body}: {why}", route.method))
         })
+    }
+}
+
+impl Fixture {
+    /// Sends `body` as JSON to `route` as its caller: the status and the answer.
+    async fn send_json(&self, route: &Endpoint, body: Value) -> (u16, Value) {
+        let mut headers = vec![("content-type", "application/json".to_string())];
+        let token = match route.caller {
+            Anonymous => None,
+            User => Some(&self.user),
+            Admin => Some(&self.admin),
+        };
+        if let Some(token) = token {
+            headers.push(("authorization", format!("Bearer {token}")));
+        }
+        let uri = self.path(route);
+        let (status, bytes) =
+            self.api.send_bytes(route.method, &uri, &headers, body.to_string().into_bytes()).await;
+        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
     }
 }
 
@@ -250,4 +270,22 @@ fn on_the_stack_any_query_string_gets_an_enveloped_answer_and_never_a_server_err
 #[ignore = "needs the emulators and make stack-build; make test runs it"]
 fn on_the_stack_any_path_segment_gets_an_enveloped_answer_and_never_a_server_error() {
     any_path_segment(stack);
+}
+
+#[test]
+fn a_body_field_of_the_wrong_type_is_named_in_the_answer() {
+    runtime().block_on(async {
+        let fixture = Fixture::new(Api::embedded().await).await;
+        fields::wrong_types_are_named(&fixture).await;
+    });
+}
+
+#[test]
+#[ignore = "needs the emulators and make stack-build; make test runs it"]
+fn on_the_stack_a_body_field_of_the_wrong_type_is_named_in_the_answer() {
+    runtime().block_on(async {
+        let fixture = Fixture::new(Api::stack().await).await;
+        fields::wrong_types_are_named(&fixture).await;
+        fixture.finish("wrong types");
+    });
 }
