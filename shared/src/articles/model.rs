@@ -158,9 +158,9 @@ pub struct RelatedItem {
     /// Id.
     #[schema(schema_with = id_string)]
     id: String,
-    /// Title.
+    /// Title, plain text (show it as text, never as HTML).
     title: String,
-    /// Summary.
+    /// Summary, plain text (show it as text, never as HTML).
     summary: String,
     /// Cover image URL or absolute path; empty when none.
     cover_image: String,
@@ -202,9 +202,9 @@ pub struct ListItem {
     /// Id.
     #[schema(schema_with = id_string)]
     id: String,
-    /// Title, 1-200 characters.
+    /// Title, 1-200 characters of plain text (show it as text, never as HTML).
     title: String,
-    /// Summary, given or derived from the content.
+    /// Summary, given or derived from the content: plain text (show it as text, never as HTML).
     summary: String,
     /// Cover image URL or absolute path; empty when none.
     cover_image: String,
@@ -239,7 +239,8 @@ pub struct Detail {
     item: ListItem,
     /// Markdown as written.
     content: String,
-    /// The sanitised HTML rendering of `content`.
+    /// The sanitised HTML rendering of `content`: the only field meant to be inserted as HTML.
+    /// Every `id` in it starts with `user-content-`.
     content_html: String,
     /// 0 or 1.
     #[schema(minimum = 0, maximum = 1)]
@@ -247,7 +248,8 @@ pub struct Detail {
     /// 0 or 1.
     #[schema(minimum = 0, maximum = 1)]
     is_comment_disabled: i64,
-    /// A JSON array of headings `{level, title, id}`, as a string.
+    /// A JSON array of headings `{level, title, id}`, as a string: `title` is plain text (show
+    /// it as text, never as HTML), `id` the heading's `id` in `contentHtml` (`user-content-...`).
     toc_json: String,
     /// Creation.
     #[schema(schema_with = api_time)]

@@ -75,12 +75,16 @@ pub async fn an_administrator_creates_a_draft_with_rendered_content(api: Api) {
     assert_eq!(detail["content"], json!(markdown), "stored Markdown stays as written");
     let html = detail["contentHtml"].as_str().unwrap();
     assert!(html.contains("<strong>world</strong>") && !html.contains("<script"), "{html}");
-    assert!(html.contains(r#"id="intro""#) && html.contains(r#"id="more""#), "{html}");
+    assert!(html.contains(r#"id="user-content-intro""#), "{html}");
+    assert!(html.contains(r#"id="user-content-more""#), "{html}");
     assert!(html.contains(r#"class="language-rust""#), "{html}");
     let toc: Value = serde_json::from_str(detail["tocJson"].as_str().unwrap()).unwrap();
     assert_eq!(
         toc,
-        json!([{"level": 1, "title": "Intro", "id": "intro"}, {"level": 2, "title": "Details", "id": "more"}])
+        json!([
+            {"level": 1, "title": "Intro", "id": "user-content-intro"},
+            {"level": 2, "title": "Details", "id": "user-content-more"}
+        ])
     );
     let summary = detail["summary"].as_str().unwrap();
     assert!(

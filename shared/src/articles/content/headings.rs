@@ -2,13 +2,28 @@
 //!
 //! pulldown-cmark only reports explicit `{#id}` attributes, so the event stream is walked here:
 //! each heading gets its explicit id or a GitHub-style slug of its plain text, made unique
-//! within the document, and becomes a [`TocEntry`].
+//! within the document, and becomes a [`TocEntry`]. Every id of the HTML carries
+//! [`ID_PREFIX`] (the sanitiser adds it, raw HTML included), so no id of an article can
+//! clobber a name of the page it is shown in (`id="config"` would be `window.config`); the
+//! table of contents names the prefixed ids, and links to `#<id>` in the Markdown follow.
 
 use std::collections::{HashMap, HashSet};
 
 use pulldown_cmark::{CowStr, Event, HeadingLevel, Tag, TagEnd};
 
 use super::TocEntry;
+
+/// Prefix of every `id` in an article's HTML, as GitHub prefixes rendered Markdown's.
+pub(super) const ID_PREFIX: &str = "user-content-";
+
+/// `id` as the HTML carries it.
+fn prefixed(id: &str) -> String {
+    if id.starts_with(ID_PREFIX) {
+        id.to_owned()
+    } else {
+        format!("{ID_PREFIX}{id}")
+    }
+}
 
 /// Id used when a heading's slug would be empty (e.g. a heading made only of punctuation).
 const EMPTY_SLUG: &str = "section";
@@ -55,8 +70,15 @@ pub(super) fn assign_ids(mut events: Vec<Event<'_>>) -> (Vec<Event<'_>>, Vec<Toc
             classes: Vec::new(),
             attrs: Vec::new(),
         });
-        toc.push(TocEntry { level: level_number(level), title, id });
+        toc.push(TocEntry { level: level_number(level), title, id: prefixed(&id) });
         index = end;
+    }
+    for event in &mut events {
+        if let Event::Start(Tag::Link { dest_url, .. }) = event {
+            if let Some(fragment) = dest_url.strip_prefix('#').filter(|f| !f.is_empty()) {
+                *dest_url = CowStr::from(format!("#{}", prefixed(fragment)));
+            }
+        }
     }
     (events, toc)
 }

@@ -94,6 +94,7 @@ static ALLOW_LIST: LazyLock<Builder<'static>> = LazyLock::new(|| {
         .attribute_filter(filter_attribute)
         .url_schemes(URL_SCHEMES.iter().copied().collect())
         .link_rel(Some(LINK_REL))
+        .id_prefix(Some(super::headings::ID_PREFIX))
         .strip_comments(true);
     builder
 });

@@ -2,8 +2,10 @@
 
 use super::*;
 
+/// The table of contents' ids, without the prefix every id of the HTML carries.
 fn ids(markdown: &str) -> Vec<String> {
-    render(markdown).toc.into_iter().map(|e| e.id).collect()
+    let toc = render(markdown).toc.into_iter();
+    toc.map(|e| e.id.strip_prefix("user-content-").expect("prefixed").to_string()).collect()
 }
 
 #[test]
@@ -75,7 +77,7 @@ fn fenced_code_with_a_hostile_info_string_loses_the_class() {
 #[test]
 fn explicit_heading_id_wins() {
     let rendered = render("## Install {#custom}\n");
-    assert_eq!(rendered.html, "<h2 id=\"custom\">Install</h2>\n");
+    assert_eq!(rendered.html, "<h2 id=\"user-content-custom\">Install</h2>\n");
     assert_eq!(rendered.toc[0].title, "Install");
 }
 
@@ -84,7 +86,7 @@ fn generated_heading_ids_are_github_style_slugs() {
     let rendered = render("# Hello, *World*! `v2`\n");
     assert_eq!(
         rendered.html,
-        "<h1 id=\"hello-world-v2\">Hello, <em>World</em>! <code>v2</code></h1>\n"
+        "<h1 id=\"user-content-hello-world-v2\">Hello, <em>World</em>! <code>v2</code></h1>\n"
     );
 }
 
@@ -109,7 +111,7 @@ fn unicode_and_cjk_headings_keep_their_letters() {
 #[test]
 fn heading_classes_and_attributes_are_dropped() {
     let html = render("# Title {.big onclick=alert(1) data-x=y}\n").html;
-    assert_eq!(html, "<h1 id=\"title\">Title</h1>\n");
+    assert_eq!(html, "<h1 id=\"user-content-title\">Title</h1>\n");
 }
 
 #[test]
@@ -138,7 +140,7 @@ fn toc_json_has_exactly_level_title_and_id() {
     let rendered = render("## Getting **started** \"now\"\n");
     assert_eq!(
         rendered.toc_json,
-        r#"[{"level":2,"title":"Getting started \"now\"","id":"getting-started-now"}]"#
+        r#"[{"level":2,"title":"Getting started \"now\"","id":"user-content-getting-started-now"}]"#
     );
     let parsed: Vec<TocEntry> = serde_json::from_str(&rendered.toc_json).unwrap();
     assert_eq!(parsed, rendered.toc);
@@ -194,4 +196,14 @@ fn deeply_nested_and_huge_inputs_do_not_panic() {
     let _ = render(&tags);
     let big = "word *em* [l](http://x.test) `c`\n".repeat(20_000);
     assert!(!render(&big).html.is_empty());
+}
+
+#[test]
+fn every_id_is_prefixed_so_none_clobbers_a_name_of_the_page() {
+    let rendered = render("# Config {#config}\n\n<h2 id=\"location\">Raw</h2>\n\n[up](#config)\n");
+    assert!(rendered.html.contains("<h1 id=\"user-content-config\">"), "{}", rendered.html);
+    assert!(rendered.html.contains("<h2 id=\"user-content-location\">"), "{}", rendered.html);
+    assert!(rendered.html.contains("href=\"#user-content-config\""), "{}", rendered.html);
+    assert!(!rendered.html.contains("id=\"config\"") && !rendered.html.contains("id=\"location\""));
+    assert_eq!(rendered.toc[0].id, "user-content-config", "the contents name the HTML's ids");
 }
