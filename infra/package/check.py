@@ -33,6 +33,7 @@ EVENTS = ROOT / "events"
 LAMBDA_DIR = ROOT / "target" / "lambda"
 FUNCTIONS = "auth users categories tags articles admin-articles files ops worker outbox-sweep".split()
 ADMIN = ("admin", "Admin12345", "admin@example.com")
+ACTUATOR_TOKEN = "package-check-actuator-token"
 
 
 def free_port():
@@ -113,6 +114,8 @@ class Check:
             "BLOG_ADMIN_USERNAME": ADMIN[0],
             "BLOG_ADMIN_PASSWORD": ADMIN[1],
             "BLOG_ADMIN_EMAIL": ADMIN[2],
+            # The ops function refuses to start without the actuator's token.
+            "BLOG_ACTUATOR_TOKEN": ACTUATOR_TOKEN,
             "BLOG_EVENTS_QUEUE_URL": queue,
             "BLOG_SQS_ENDPOINT": os.environ["BLOG_TEST_SQS_ENDPOINT"],
             "BLOG_BUCKET_NAME": bucket,
@@ -203,6 +206,7 @@ def admin_login(check):
 
 
 def run(check):
+    check.values["ACTUATOR_TOKEN"] = ACTUATOR_TOKEN
     check.http("auth", "auth/register.json", 200, "code", 0)
     login = check.http("auth", "auth/login.json", 200, "code", 0)
     check.values["USER_TOKEN"] = login["data"]["token"]

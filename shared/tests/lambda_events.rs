@@ -25,6 +25,9 @@ use lambda_http::{
 use serde_json::Value;
 use tower::{Service, ServiceExt};
 
+/// The actuator's token of the functions' configuration (the ops events carry it).
+const ACTUATOR_TOKEN: &str = "events-actuator-token-0123";
+
 /// The functions' context on `table`, with the local embedder (the worker's) and `events`.
 async fn context(
     table: Arc<dyn Table>,
@@ -35,6 +38,7 @@ async fn context(
         ("BLOG_ADMIN_USERNAME", "admin"),
         ("BLOG_ADMIN_PASSWORD", "Admin12345"),
         ("BLOG_ADMIN_EMAIL", "admin@example.com"),
+        ("BLOG_ACTUATOR_TOKEN", ACTUATOR_TOKEN),
     ]);
     let config = Config::from_lookup(|k| vars.get(k).map(|v| v.to_string())).unwrap();
     let secret = setup::jwt_secret(&config).await.unwrap();
@@ -78,10 +82,10 @@ async fn every_sample_event_is_answered_by_its_function(
     let auth_fn = lambda::service(auth::router, ctx.clone());
     let users_fn = lambda::service(users::router, ctx.clone());
     let admin = users::repo::find_by_login(ctx.table.as_ref(), "admin").await.unwrap().unwrap();
-    let mut values = HashMap::from([(
-        "ADMIN_TOKEN",
-        ctx.tokens.issue(admin.id, &admin.username, &admin.roles).unwrap(),
-    )]);
+    let mut values = HashMap::from([
+        ("ADMIN_TOKEN", ctx.tokens.issue(admin.id, &admin.username, &admin.roles).unwrap()),
+        ("ACTUATOR_TOKEN", ACTUATOR_TOKEN.to_string()),
+    ]);
 
     let (status, body) = invoke(&auth_fn, event("auth/register.json", &values)).await;
     assert_eq!((status, &body["code"]), (200, &Value::from(0)), "{body}");

@@ -35,8 +35,9 @@ pub fn load_rows(dir: &Path) -> Result<Vec<Row>> {
     Ok(rows)
 }
 
-/// The functions' policies in the template's terms (resources by logical id).
-fn symbolic_policies(template: &Template) -> Result<BTreeMap<String, (String, Policy)>> {
+/// The functions' policies in the template's terms (resources by logical id), by logical id:
+/// the binary and the policy.
+pub fn symbolic_policies(template: &Template) -> Result<BTreeMap<String, (String, Policy)>> {
     let parameters = Parameters::resolve(template, &BTreeMap::new())?;
     let physical: BTreeMap<String, Physical> = template
         .resources()?

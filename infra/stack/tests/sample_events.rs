@@ -217,7 +217,10 @@ async fn every_sample_event_replays_through_the_front_to_its_function() {
     let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     let options = blog_stack::testing::options(ADMIN, &[]).unwrap();
     let stack = Stack::start(options).await.unwrap();
-    let mut replay = Replay { stack, client: reqwest::Client::new(), values: HashMap::new() };
+    // The actuator's token, as an operator reads it from the generated secret.
+    let actuator_token = stack.secret_value("ActuatorTokenSecret").await.unwrap();
+    let values = HashMap::from([("ACTUATOR_TOKEN", actuator_token)]);
+    let mut replay = Replay { stack, client: reqwest::Client::new(), values };
     replay_accounts(&mut replay).await;
     replay_taxonomy(&mut replay, "categories", "CATEGORY_ID").await;
     replay_taxonomy(&mut replay, "tags", "TAG_ID").await;

@@ -47,11 +47,10 @@ fn marker(key: Key, user_id: u64) -> Item {
     item
 }
 
+/// An account as stored: by its key only, in no index (no read lists accounts, and an index
+/// would show its password hash to every role that may query that index).
 fn to_item(user: &StoredUser) -> Result<Item, TableError> {
-    let mut item = records::to_item(user, &user_key(user.id))?;
-    item.insert("gsi1pk".into(), s("USERS"));
-    item.insert("gsi1sk".into(), s(format!("USER#{:016}", user.id)));
-    Ok(item)
+    records::to_item(user, &user_key(user.id))
 }
 
 /// Draws a new account id.
