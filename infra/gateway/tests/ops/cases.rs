@@ -108,7 +108,11 @@ pub async fn requests_are_measured_per_route_template_status_and_outcome(mut api
     api.wait_for_exports().await;
     let methods =
         tag_values(&api.actuator("/actuator/metrics/http.server.requests").await.body, "method");
-    assert!(methods.contains(&"OTHER".to_string()), "{methods:?}");
+    if api.on_stack().is_none() {
+        // In one process the route answers 405 and counts it; API Gateway sends a method no
+        // route names to `$default`, whose unmatched paths are not measured.
+        assert!(methods.contains(&"OTHER".to_string()), "{methods:?}");
+    }
     let standard = ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "OTHER"];
     assert!(
         methods.iter().all(|m| standard.contains(&m.as_str())),
