@@ -57,6 +57,15 @@ iam-report:
 openapi:
 	BLOG_WRITE_OPENAPI=1 $(CARGO) test -p blog-shared --test openapi -- the_committed_description
 
+## routes: regenerate template.yaml's HttpApi route events from the areas each function serves
+.PHONY: routes
+routes:
+	BLOG_WRITE_TEMPLATE=1 $(CARGO) test -p blog-shared --all-features --test template -- each_function_is_routed
+
+## generate: regenerate both, after adding or changing an endpoint
+.PHONY: generate
+generate: routes openapi
+
 ## create-admin: create the administrator from BLOG_ADMIN_* without serving
 create-admin:
 	$(CARGO) run -p local-gateway --bin blog-gateway -- create-admin

@@ -31,12 +31,17 @@ pub struct Parts {
     pub principals: Arc<PrincipalCache>,
     /// The public reads' answers, kept while the table is unchanged.
     pub answers: Arc<Answers>,
-    /// The event queue, in the processes that emit events.
-    pub events: Option<Arc<dyn EventQueue>>,
-    /// The embedder, in the processes that handle events.
-    pub embedder: Option<Arc<dyn Embedder>>,
-    /// Object storage, in the processes that serve files.
-    pub blobs: Option<Arc<dyn Blobs>>,
+    /// The ports only some processes have: taken when a router or a loop starts
+    /// ([`AppContext::require_events`] and its siblings), never looked up per request.
+    ports: Ports,
+}
+
+/// The ports only some processes have.
+#[derive(Clone, Default)]
+struct Ports {
+    events: Option<Arc<dyn EventQueue>>,
+    embedder: Option<Arc<dyn Embedder>>,
+    blobs: Option<Arc<dyn Blobs>>,
 }
 
 impl AppContext {
@@ -53,21 +58,19 @@ impl AppContext {
             tokens,
             principals,
             answers,
-            events: None,
-            embedder: None,
-            blobs: None,
+            ports: Ports::default(),
         }))
     }
 
     /// The same context with an embedder.
     pub fn with_embedder(mut self, embedder: Arc<dyn Embedder>) -> Self {
-        Arc::make_mut(&mut self.0).embedder = Some(embedder);
+        Arc::make_mut(&mut self.0).ports.embedder = Some(embedder);
         self
     }
 
     /// The same context with object storage.
     pub fn with_blobs(mut self, blobs: Arc<dyn Blobs>) -> Self {
-        Arc::make_mut(&mut self.0).blobs = Some(blobs);
+        Arc::make_mut(&mut self.0).ports.blobs = Some(blobs);
         self
     }
 
@@ -79,8 +82,37 @@ impl AppContext {
 
     /// The same context with an event queue.
     pub fn with_events(mut self, events: Arc<dyn EventQueue>) -> Self {
-        Arc::make_mut(&mut self.0).events = Some(events);
+        Arc::make_mut(&mut self.0).ports.events = Some(events);
         self
+    }
+
+    /// The event queue, or why this process has none (at start, never per request).
+    pub fn require_events(&self) -> anyhow::Result<Arc<dyn EventQueue>> {
+        self.ports.events.clone().ok_or_else(|| {
+            anyhow::anyhow!("no event queue: set BLOG_EVENTS_QUEUE_URL (the SQS queue's URL)")
+        })
+    }
+
+    /// The embedder, or why this process has none (at start, never per request).
+    pub fn require_embedder(&self) -> anyhow::Result<Arc<dyn Embedder>> {
+        self.ports.embedder.clone().ok_or_else(|| anyhow::anyhow!("no embedder in this process"))
+    }
+
+    /// Object storage, or why this process has none (at start, never per request).
+    pub fn require_blobs(&self) -> anyhow::Result<Arc<dyn Blobs>> {
+        self.ports.blobs.clone().ok_or_else(|| {
+            anyhow::anyhow!("no object storage: set BLOG_BUCKET_NAME (the S3 bucket's name)")
+        })
+    }
+
+    /// The event queue, when this process has one (the health report's optional component).
+    pub fn events(&self) -> Option<&Arc<dyn EventQueue>> {
+        self.ports.events.as_ref()
+    }
+
+    /// Object storage, when this process has it (the health report's optional component).
+    pub fn blobs(&self) -> Option<&Arc<dyn Blobs>> {
+        self.ports.blobs.as_ref()
     }
 }
 

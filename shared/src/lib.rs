@@ -2,6 +2,8 @@
 //! access), the ports they use and the adapters behind those ports, and the composition that
 //! the Lambda functions and the local gateway share.
 
+pub mod api;
+pub mod area;
 pub mod articles;
 pub mod auth;
 pub mod config;

@@ -1,15 +1,7 @@
-//! The OpenAPI 3.1 description of the whole API, generated from the handlers'
-//! `#[utoipa::path]` annotations and the request and response types, and the router that serves
-//! it at `/v3/api-docs` (local gateway and Lambda alike; Swagger UI is the gateway's own).
+//! The OpenAPI 3.1 description of the whole API, merged from every area's endpoints (their
+//! `#[utoipa::path]` annotations and the request and response types). docs/openapi.json is its
+//! committed copy, which `ops::DOCS` serves at `/v3/api-docs`.
 
-use std::sync::LazyLock;
-
-use axum::{
-    http::{header, HeaderValue},
-    response::IntoResponse,
-    routing::get,
-    Router,
-};
 use utoipa::{
     openapi::{
         schema::{Array, ArrayBuilder, ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type},
@@ -17,56 +9,19 @@ use utoipa::{
         tag::TagBuilder,
         ComponentsBuilder, InfoBuilder, Object, OpenApi, OpenApiBuilder, Paths, RefOr,
     },
-    OpenApi as _, PartialSchema, ToSchema,
+    PartialSchema, ToSchema,
 };
 
-use crate::{
-    articles, auth, files,
-    http::extract::MAX_ID,
-    ops,
-    taxonomy::{categories, tags},
-    users,
-};
+use crate::http::extract::MAX_ID;
 
 /// Where the description is served.
-pub const DOCS_PATH: &str = "/v3/api-docs";
+pub use crate::ops::DOCS_PATH;
 
 /// Name of the bearer-token security scheme that protected operations require.
 pub const BEARER: &str = "bearerAuth";
 
 /// Name of the optional actuator token's security scheme.
 pub const ACTUATOR_TOKEN: &str = "actuatorToken";
-
-/// Every area's description with the base path its router is mounted under; a new area joins
-/// the API description by adding its line.
-fn areas() -> Vec<(&'static str, OpenApi)> {
-    vec![
-        (auth::BASE, auth::AuthApi::openapi()),
-        (users::BASE, users::UsersApi::openapi()),
-        (categories::BASE, categories::PublicApi::openapi()),
-        (categories::ADMIN_BASE, categories::AdminApi::openapi()),
-        (tags::BASE, tags::PublicApi::openapi()),
-        (tags::ADMIN_BASE, tags::AdminApi::openapi()),
-        (articles::BASE, articles::PublicApi::openapi()),
-        (articles::ADMIN_BASE, articles::AdminApi::openapi()),
-        (files::BASE, files::FilesApi::openapi()),
-        (ops::BASE, ops::OpsApi::openapi()),
-        ("", DocsApi::openapi()),
-    ]
-}
-
-/// Groups of operations, one per Lambda function (the order Swagger UI shows them in).
-const TAGS: [(&str, &str); 9] = [
-    ("auth", "Registration, sign-in and sign-out (envelope: integer `code` 0 on success)"),
-    ("users", "Own profile and administration of accounts (same envelope as auth)"),
-    ("categories", "Category tree, list and administration (envelope: string `code` \"200\")"),
-    ("tags", "Tag lists and administration (same envelope as categories)"),
-    ("articles", "Published articles, anonymous (envelope: `code` 200, `errorCode` on errors)"),
-    ("admin-articles", "Article lifecycle for administrators (same envelope as articles)"),
-    ("files", "Pre-signed uploads and file records (envelope: numeric codes and `timestamp`)"),
-    ("ops", "Health, probes, info, metrics and logger levels (Spring Boot Actuator shapes)"),
-    ("docs", "This description"),
-];
 
 /// The OpenAPI 3.1 document of the whole API.
 pub fn document() -> OpenApi {
@@ -104,35 +59,14 @@ pub fn document() -> OpenApi {
                 .build(),
         ))
         .tags(Some(
-            TAGS.map(|(name, about)| TagBuilder::new().name(name).description(Some(about)).build()),
+            crate::api::areas()
+                .map(|area| TagBuilder::new().name(area.name).description(Some(area.summary)))
+                .map(|tag| tag.build())
+                .collect::<Vec<_>>(),
         ))
         .build();
-    areas().into_iter().fold(base, |document, (path, area)| document.nest(path, area))
+    crate::api::areas().fold(base, |document, area| document.merge_from(area.api()))
 }
-
-static DOCUMENT_JSON: LazyLock<String> =
-    LazyLock::new(|| document().to_json().expect("the API description serialises"));
-
-/// Serves [`document`] as JSON at [`DOCS_PATH`].
-pub fn docs_router() -> Router {
-    crate::http::cors::apply(Router::new().route(DOCS_PATH, get(api_docs)))
-}
-
-/// The OpenAPI description of this API.
-#[utoipa::path(
-    get,
-    path = "/v3/api-docs",
-    operation_id = "apiDocs",
-    tag = "docs",
-    responses((status = 200, description = "The OpenAPI 3.1 document", body = Object))
-)]
-async fn api_docs() -> impl IntoResponse {
-    ([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], DOCUMENT_JSON.as_str())
-}
-
-#[derive(utoipa::OpenApi)]
-#[openapi(paths(api_docs))]
-struct DocsApi;
 
 /// Description of a 401 answer.
 pub const UNAUTHORIZED: &str =

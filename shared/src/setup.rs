@@ -110,45 +110,7 @@ fn generated_secret(path: &Path) -> anyhow::Result<Vec<u8>> {
     crate::private_files::secret_file(path)
 }
 
-/// What a process needs beyond the table.
-#[derive(Clone, Copy, Debug)]
-pub struct Needs {
-    /// Verifies or issues tokens (needs the JWT secret).
-    pub tokens: bool,
-    /// Emits events (needs the event queue).
-    pub events: bool,
-    /// Handles events (needs the embedder).
-    pub embedder: bool,
-    /// Serves files (needs object storage).
-    pub blobs: bool,
-    /// Serves the actuator (needs its token).
-    pub actuator: bool,
-}
-
-impl Needs {
-    /// Anonymous reads only: no secret is fetched at cold start.
-    pub const PUBLIC: Needs =
-        Needs { tokens: false, events: false, embedder: false, blobs: false, actuator: false };
-    /// Authenticated endpoints.
-    pub const TOKENS: Needs =
-        Needs { tokens: true, events: false, embedder: false, blobs: false, actuator: false };
-    /// Authenticated endpoints that emit events.
-    pub const TOKENS_AND_EVENTS: Needs =
-        Needs { tokens: true, events: true, embedder: false, blobs: false, actuator: false };
-    /// Authenticated endpoints on object storage.
-    pub const TOKENS_AND_BLOBS: Needs =
-        Needs { tokens: true, events: false, embedder: false, blobs: true, actuator: false };
-    /// The ops function: checks the queue and the bucket for its health report, and guards the
-    /// actuator with its token.
-    pub const OPS: Needs =
-        Needs { tokens: false, events: true, embedder: false, blobs: true, actuator: true };
-    /// The worker: handles events (embeddings, related lists, statistics).
-    pub const WORKER: Needs =
-        Needs { tokens: false, events: false, embedder: true, blobs: false, actuator: false };
-    /// The outbox sweep: re-sends outbox events to the queue.
-    pub const OUTBOX_SWEEP: Needs =
-        Needs { tokens: false, events: true, embedder: false, blobs: false, actuator: false };
-}
+pub use crate::area::Needs;
 
 /// Builds the context: table adapter and JWT keys.
 pub async fn context(mut config: Config) -> anyhow::Result<AppContext> {
@@ -231,9 +193,9 @@ pub async fn local_worker(
     let (queue, receiver) = crate::ports::events::local::InProcessQueue::new();
     let queue = Arc::new(queue);
     let embedder = embedder(&ctx.config).await?;
-    let ctx = ctx.with_events(queue.clone()).with_embedder(embedder);
+    let ctx = ctx.with_events(queue.clone()).with_embedder(embedder.clone());
     let worker = crate::articles::worker::run_local(
-        ctx.clone(),
+        crate::area::WithPort::new(ctx.clone(), embedder),
         queue,
         receiver,
         std::time::Duration::from_secs(30),

@@ -16,7 +16,6 @@ use axum::{
     http::{Request, StatusCode},
 };
 use blog_shared::{
-    auth,
     config::Config,
     context::AppContext,
     lambda::AdminBootstrap,
@@ -104,7 +103,7 @@ fn context(table: Arc<dyn Table>, admin_username: &str) -> AppContext {
 /// the bootstrap.
 fn auth_function(ctx: &AppContext) -> axum::Router {
     let bootstrap = AdminBootstrap::new(ctx.clone()).unwrap();
-    blog_shared::http::finish(bootstrap.guard(auth::router(ctx.clone())))
+    blog_shared::http::finish(bootstrap.guard(blog_shared::api::AUTH.router(&ctx).unwrap()))
 }
 
 async fn admin_login(function: &axum::Router) -> (StatusCode, Value) {

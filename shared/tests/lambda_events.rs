@@ -6,16 +6,15 @@
 use std::{collections::HashMap, path::Path, sync::Arc};
 
 use blog_shared::{
+    api,
+    area::AreaState,
     articles::{self, events::ArticlePublishedEvent},
-    auth,
     config::Config,
     context::AppContext,
-    files, lambda,
+    lambda,
     ports::blobs::local::LocalBlobs,
     ports::table::Table,
     setup,
-    taxonomy::{categories, tags},
-    users,
 };
 use lambda_http::{
     lambda_runtime::{Context, LambdaEvent},
@@ -79,9 +78,12 @@ async fn every_sample_event_is_answered_by_its_function(
     events: Option<Arc<dyn blog_shared::ports::events::EventQueue>>,
 ) {
     let ctx = context(table, events).await;
-    let auth_fn = lambda::service(auth::router, ctx.clone());
-    let users_fn = lambda::service(users::router, ctx.clone());
-    let admin = users::repo::find_by_login(ctx.table.as_ref(), "admin").await.unwrap().unwrap();
+    let auth_fn = lambda::service(&api::AUTH, ctx.clone()).unwrap();
+    let users_fn = lambda::service(&api::USERS, ctx.clone()).unwrap();
+    let admin = blog_shared::users::repo::find_by_login(ctx.table.as_ref(), "admin")
+        .await
+        .unwrap()
+        .unwrap();
     let mut values = HashMap::from([
         ("ADMIN_TOKEN", ctx.tokens.issue(admin.id, &admin.username, &admin.roles).unwrap()),
         ("ACTUATOR_TOKEN", ACTUATOR_TOKEN.to_string()),
@@ -111,11 +113,12 @@ async fn every_sample_event_is_answered_by_its_function(
         assert_eq!(body["code"], Value::from(0), "{file}: {body}");
         assert_eq!(body["message"], Value::from("success"), "{file}: {body}");
     }
-    let deleted = users::repo::find_by_login(ctx.table.as_ref(), "event_user").await.unwrap();
+    let deleted =
+        blog_shared::users::repo::find_by_login(ctx.table.as_ref(), "event_user").await.unwrap();
     assert!(deleted.is_none(), "the delete-user event removed the account");
 
-    replay_taxonomy(&ctx, &mut values, categories::router, "categories", "CATEGORY_ID").await;
-    replay_taxonomy(&ctx, &mut values, tags::router, "tags", "TAG_ID").await;
+    replay_taxonomy(&ctx, &mut values, &api::CATEGORIES, "categories", "CATEGORY_ID").await;
+    replay_taxonomy(&ctx, &mut values, &api::TAGS, "tags", "TAG_ID").await;
     replay_articles(&ctx, &mut values).await;
     replay_files(&ctx, &mut values).await;
     replay_ops(&ctx, &values).await;
@@ -123,7 +126,7 @@ async fn every_sample_event_is_answered_by_its_function(
 
 /// Replays the ops function's events: every actuator route and the API description.
 async fn replay_ops(ctx: &AppContext, values: &HashMap<&str, String>) {
-    let ops_fn = lambda::service(blog_shared::ops::function_router, ctx.clone());
+    let ops_fn = lambda::service(&api::OPS, ctx.clone()).unwrap();
     for name in ["index", "health", "liveness", "readiness", "info", "metrics", "prometheus"] {
         let (status, body) = invoke(&ops_fn, event(&format!("ops/{name}.json"), values)).await;
         assert_eq!(status, 200, "ops/{name}: {body}");
@@ -146,8 +149,8 @@ async fn replay_ops(ctx: &AppContext, values: &HashMap<&str, String>) {
 /// Replays the events of the two article functions in a meaningful order (create, update,
 /// publish, the public reads, archive, unarchive, delete); every answer is code 200.
 async fn replay_articles(ctx: &AppContext, values: &mut HashMap<&str, String>) {
-    let admin = lambda::service(articles::admin_router, ctx.clone());
-    let public = lambda::service(articles::public_router, ctx.clone());
+    let admin = lambda::service(&api::ADMIN_ARTICLES, ctx.clone()).unwrap();
+    let public = lambda::service(&api::ARTICLES, ctx.clone()).unwrap();
     let (status, body) = invoke(&admin, event("admin-articles/create.json", values)).await;
     assert_eq!((status, &body["code"]), (200, &Value::from(200)), "create: {body}");
     values.insert("ARTICLE_ID", body["data"].as_str().unwrap().to_string());
@@ -189,7 +192,8 @@ async fn replay_worker(ctx: &AppContext, values: &HashMap<&str, String>) {
     };
     let batch = worker_event("worker/sqs-batch.json");
     let poison = batch["Records"][1]["messageId"].clone();
-    let answer = lambda::worker_invocation(ctx, batch).await.unwrap();
+    let answer =
+        lambda::worker_invocation(&AreaState::from_context(ctx).unwrap(), batch).await.unwrap();
     assert_eq!(answer, serde_json::json!({ "batchItemFailures": [{ "itemIdentifier": poison }] }));
     let id: u64 = values["ARTICLE_ID"].parse().unwrap();
     let stats = blog_shared::ports::table::Key::new(format!("ARTICLE#{id}"), "A#STATS");
@@ -199,11 +203,18 @@ async fn replay_worker(ctx: &AppContext, values: &HashMap<&str, String>) {
     stale.created_at -= 120_000;
     ctx.table.transact(vec![articles::events::outbox_write(&stale).unwrap()]).await.unwrap();
     let sweep = worker_event("outbox-sweep/scheduled.json");
-    let answer = lambda::outbox_sweep_invocation(ctx, sweep.clone()).await.unwrap();
+    let answer =
+        lambda::outbox_sweep_invocation(&AreaState::from_context(ctx).unwrap(), sweep.clone())
+            .await
+            .unwrap();
     assert_eq!(answer, serde_json::json!({ "delivered": 1 }));
-    let answer = lambda::outbox_sweep_invocation(ctx, sweep.clone()).await.unwrap();
+    let answer =
+        lambda::outbox_sweep_invocation(&AreaState::from_context(ctx).unwrap(), sweep.clone())
+            .await
+            .unwrap();
     assert_eq!(answer, serde_json::json!({ "delivered": 0 }), "the outbox is empty");
-    let refused = lambda::worker_invocation(ctx, sweep).await.unwrap_err();
+    let refused =
+        lambda::worker_invocation(&AreaState::from_context(ctx).unwrap(), sweep).await.unwrap_err();
     assert!(refused.to_string().contains("SQS events only"), "{refused}");
 }
 
@@ -218,7 +229,7 @@ async fn replay_files(ctx: &AppContext, values: &mut HashMap<&str, String>) {
     let base = "http://blobs.events";
     let store = LocalBlobs::open(dir.path(), base, b"events-blob-key").unwrap();
     let ctx = ctx.clone().with_blobs(Arc::new(store.clone()));
-    let function = lambda::service(files::router, ctx);
+    let function = lambda::service(&api::FILES, ctx).unwrap();
     let (status, body) = invoke(&function, event("files/presigned.json", values)).await;
     assert_eq!((status, &body["code"]), (200, &Value::from(0)), "presigned: {body}");
     let data = &body["data"];
@@ -248,11 +259,11 @@ async fn replay_files(ctx: &AppContext, values: &mut HashMap<&str, String>) {
 async fn replay_taxonomy(
     ctx: &AppContext,
     values: &mut HashMap<&str, String>,
-    area: fn(AppContext) -> axum::Router,
+    function: &api::Function,
     folder: &str,
     placeholder: &'static str,
 ) {
-    let function = lambda::service(area, ctx.clone());
+    let function = lambda::service(function, ctx.clone()).unwrap();
     let (status, body) = invoke(&function, event(&format!("{folder}/create.json"), values)).await;
     assert_eq!((status, &body["code"]), (200, &Value::from("200")), "{folder}/create: {body}");
     values.insert(placeholder, body["data"]["id"].as_str().unwrap().to_string());

@@ -206,3 +206,105 @@ fn the_sdk_clients_trust_the_roots_the_template_parameter_names() {
     };
     assert!(config("aws").is_ok() && config("system").is_ok(), "both values parse");
 }
+
+/// The HttpApi route events of every function, generated from the areas it serves: one event
+/// per endpoint, named after its `operationId`, in the areas' order.
+fn route_events(function: &blog_shared::api::Function) -> String {
+    let mut events = String::new();
+    for area in function.areas {
+        for (path, item) in area.api().paths.paths {
+            let item = serde_json::to_value(item).expect("a path item serialises");
+            for method in ["get", "put", "post", "delete", "patch"] {
+                let Some(operation) = item.get(method) else { continue };
+                let id = operation["operationId"].as_str().expect("an operationId");
+                let name = id[..1].to_uppercase() + &id[1..];
+                let method = method.to_uppercase();
+                events += &format!(
+                    "        {name}:\n          Type: HttpApi\n          Properties:\n            \
+                     ApiId: !Ref HttpApi\n            Method: {method}\n            Path: \
+                     {path}\n            PayloadFormatVersion: \"2.0\"\n"
+                );
+            }
+        }
+    }
+    events
+}
+
+/// The template with each HTTP function's route events replaced by the generated ones (its
+/// other events, such as the `$default` route, kept after them).
+fn with_generated_routes(template: &str) -> String {
+    let lines: Vec<&str> = template.lines().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    let mut function: Option<&blog_shared::api::Function> = None;
+    while i < lines.len() {
+        let line = lines[i];
+        if let Some(uri) = value_of(line, "CodeUri") {
+            let name = uri.trim_start_matches("functions/").trim_end_matches('/');
+            function = blog_shared::api::FUNCTIONS.into_iter().find(|f| f.name == name);
+        }
+        out += line;
+        out.push('\n');
+        i += 1;
+        let Some(current) = function.filter(|_| line == "      Events:") else { continue };
+        // The events: chunks of comment lines, a key at 8 spaces and its deeper lines.
+        let mut kept = String::new();
+        while i < lines.len()
+            && (lines[i].starts_with("         ") || lines[i].starts_with("        "))
+        {
+            let start = i;
+            while lines[i].trim_start().starts_with('#') {
+                i += 1;
+            }
+            i += 1;
+            while i < lines.len() && lines[i].starts_with("          ") {
+                i += 1;
+            }
+            let chunk = &lines[start..i];
+            let routed = chunk.iter().any(|l| value_of(l, "Type") == Some("HttpApi"))
+                && chunk.iter().any(|l| value_of(l, "Path").is_some());
+            if !routed {
+                chunk.iter().for_each(|l| kept = kept.clone() + l + "\n");
+            }
+        }
+        out += &route_events(current);
+        out += &kept;
+        function = None;
+    }
+    out
+}
+
+#[test]
+fn each_function_is_routed_exactly_the_endpoints_of_its_areas() {
+    let template = template();
+    let generated = with_generated_routes(&template);
+    if std::env::var_os("BLOG_WRITE_TEMPLATE").is_some() {
+        std::fs::write(root().join("template.yaml"), &generated).expect("template.yaml");
+        return;
+    }
+    if template != generated {
+        let line = template.lines().zip(generated.lines()).position(|(a, b)| a != b);
+        panic!(
+            "template.yaml routes differ from the areas the functions serve (first at line {}): \
+             regenerate them with `make routes` and commit template.yaml",
+            line.map_or(0, |line| line + 1)
+        );
+    }
+}
+
+#[test]
+fn every_endpoint_of_every_area_has_a_sample_event() {
+    let samples = sample_routes();
+    for function in blog_shared::api::FUNCTIONS {
+        for area in function.areas {
+            for (method, path) in area.routes() {
+                let key = format!("{method} {path}");
+                assert!(
+                    samples.contains(&key),
+                    "{key} ({}) has no sample under events/",
+                    area.name
+                );
+            }
+        }
+    }
+}

@@ -98,7 +98,8 @@ impl Harness {
         let queue = Arc::new(queue);
         let harness = Self::build(table, queue.clone()).await?;
         let sweep = std::time::Duration::from_secs(3600);
-        tokio::spawn(worker::run_local(harness.ctx.clone(), queue, receiver, sweep));
+        let worker = blog_shared::area::AreaState::from_context(&harness.ctx)?;
+        tokio::spawn(worker::run_local(worker, queue, receiver, sweep));
         Ok(harness)
     }
 
@@ -112,7 +113,7 @@ impl Harness {
             .with_events(queue.clone())
             .with_embedder(embedder.clone());
         setup::bootstrap_admin(&ctx).await.context("bootstrapping the administrator")?;
-        let router = local_gateway::app(ctx.clone());
+        let router = local_gateway::app(ctx.clone()).expect("every area has its ports");
         Ok(Self { dynamo: None, metered, router, ctx, queue, embedder, sqs: None })
     }
 

@@ -29,7 +29,8 @@ pub async fn worker_events(harness: &Harness, expected: usize) -> Result<Measure
         for received in sqs.receive(10, 1).await? {
             harness.reset();
             let message = std::slice::from_ref(&received.message);
-            let failed = worker::process_batch(&harness.ctx, message).await;
+            let worker = blog_shared::area::AreaState::from_context(&harness.ctx)?;
+            let failed = worker::process_batch(&worker, message).await;
             ensure!(failed.is_empty(), "the worker failed on {}", received.message.body);
             samples.push(harness.sample());
             sqs.delete(&received.receipt).await?;

@@ -2,34 +2,20 @@
 //! names (embedded by default), as API Gateway would route them to the functions.
 
 use axum::Router;
-use blog_shared::{
-    articles, auth,
-    context::AppContext,
-    files, ops,
-    taxonomy::{categories, tags},
-    users,
-};
+use blog_shared::context::AppContext;
 use tokio::net::TcpListener;
 
-/// Every area mounted under its base path.
-pub fn app(ctx: AppContext) -> Router {
-    let areas = Router::new()
-        .merge(auth::router(ctx.clone()))
-        .merge(users::router(ctx.clone()))
-        .merge(categories::router(ctx.clone()))
-        .merge(tags::router(ctx.clone()))
-        .merge(articles::public_router(ctx.clone()))
-        .merge(articles::admin_router(ctx.clone()))
-        .merge(files::router(ctx.clone()))
-        .merge(ops::router(ctx.clone()));
+/// Every function's areas, as API Gateway routes them; fails when `ctx` lacks a port an area
+/// needs.
+pub fn app(ctx: AppContext) -> anyhow::Result<Router> {
+    let areas = blog_shared::api::router(&ctx)?;
     // The local blob store serves its signed URLs itself (S3 serves its own).
-    let areas = match ctx.blobs.as_ref().and_then(|blobs| blobs.http_routes()) {
+    let areas = match ctx.blobs().and_then(|blobs| blobs.http_routes()) {
         Some(blob_routes) => areas.merge(blob_routes),
         None => areas,
     };
-    // The OpenAPI description, and Swagger UI over it (its files are built into the binary).
-    let areas = areas.merge(blog_shared::openapi::docs_router()).merge(swagger_ui());
-    blog_shared::http::finish(areas)
+    // Swagger UI over the description the ops area serves (its files are built into the binary).
+    Ok(blog_shared::http::finish(areas.merge(swagger_ui())))
 }
 
 /// Swagger UI at `/swagger-ui/`, reading the description that `docs_router` serves.
@@ -45,6 +31,7 @@ pub async fn serve(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     // The peer address is the client's (the login throttle counts per address).
-    let service = app(ctx).into_make_service_with_connect_info::<std::net::SocketAddr>();
+    let app = app(ctx).map_err(|error| std::io::Error::other(format!("{error:#}")))?;
+    let service = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
     axum::serve(listener, service).with_graceful_shutdown(shutdown).await
 }

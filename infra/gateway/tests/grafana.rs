@@ -56,7 +56,11 @@ async fn the_grafana_dashboard_queries_only_metrics_the_gateway_exports() {
     api.call("GET", "/api/v1/articles", None, None).await;
     api.admin_token().await;
     let request = Request::get("/actuator/prometheus").body(Body::empty()).unwrap();
-    let response = local_gateway::app(api.ctx.clone()).oneshot(request).await.unwrap();
+    let response = local_gateway::app(api.ctx.clone())
+        .expect("every area has its ports")
+        .oneshot(request)
+        .await
+        .unwrap();
     assert_eq!(response.status(), 200);
     let bytes = response.into_body().collect().await.unwrap().to_bytes();
     let exported = exported(std::str::from_utf8(&bytes).unwrap());

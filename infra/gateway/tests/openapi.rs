@@ -191,7 +191,7 @@ async fn get(router: &Router, path: &str) -> (u16, String, Vec<u8>) {
 #[tokio::test]
 async fn the_gateway_serves_the_description_and_swagger_ui_from_its_binary() {
     let api = Api::embedded().await;
-    let router = local_gateway::app(api.ctx.clone());
+    let router = local_gateway::app(api.ctx.clone()).expect("every area has its ports");
 
     let (status, content_type, body) = get(&router, "/v3/api-docs").await;
     assert_eq!((status, content_type.as_str()), (200, "application/json"));

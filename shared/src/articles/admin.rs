@@ -27,6 +27,7 @@ use super::{
     model::{ArticleBody, ArticleHead, Status, TagRef},
     read,
     store::{self, StoreError},
+    Publishing,
 };
 
 type Admin = AdminOnly<ArticleError>;
@@ -148,7 +149,7 @@ fn apply(
     )
 )]
 pub async fn create(
-    State(ctx): State<AppContext>,
+    State(ctx): State<Publishing>,
     AdminOnly(admin, ..): Admin,
     JsonBody(input, ..): JsonBody<ArticleInput, ArticleError>,
 ) -> Result<ArticleOk<String>, ArticleError> {
@@ -219,7 +220,7 @@ pub(super) async fn existing(
     )
 )]
 pub async fn update(
-    State(ctx): State<AppContext>,
+    State(ctx): State<Publishing>,
     _admin: Admin,
     PathId(id, ..): Id,
     JsonBody(input, ..): JsonBody<ArticleInput, ArticleError>,
@@ -252,7 +253,7 @@ pub async fn update(
 /// change landed in between (so a refused transition reflects the latest state). A change that
 /// leaves the article published emits ArticlePublishedEvent through the outbox.
 async fn change(
-    ctx: &AppContext,
+    ctx: &Publishing,
     id: u64,
     edit: impl Fn(&ArticleHead) -> Result<ArticleHead, ArticleError>,
 ) -> Result<ArticleHead, ArticleError> {
@@ -280,7 +281,7 @@ async fn change(
 }
 
 async fn change_status(
-    ctx: &AppContext,
+    ctx: &Publishing,
     id: u64,
     action: Action,
 ) -> Result<ArticleHead, ArticleError> {
@@ -315,7 +316,7 @@ async fn change_status(
     )
 )]
 pub async fn publish(
-    State(ctx): State<AppContext>,
+    State(ctx): State<Publishing>,
     _admin: Admin,
     PathId(id, ..): Id,
 ) -> Result<ArticleOk<()>, ArticleError> {
@@ -343,7 +344,7 @@ pub async fn publish(
     )
 )]
 pub async fn archive(
-    State(ctx): State<AppContext>,
+    State(ctx): State<Publishing>,
     _admin: Admin,
     PathId(id, ..): Id,
 ) -> Result<ArticleOk<()>, ArticleError> {
@@ -374,7 +375,7 @@ pub async fn archive(
     )
 )]
 pub async fn unarchive(
-    State(ctx): State<AppContext>,
+    State(ctx): State<Publishing>,
     _admin: Admin,
     PathId(id, ..): Id,
 ) -> Result<ArticleOk<()>, ArticleError> {
@@ -401,7 +402,7 @@ pub async fn unarchive(
     )
 )]
 pub async fn delete(
-    State(ctx): State<AppContext>,
+    State(ctx): State<Publishing>,
     _admin: Admin,
     PathId(id, ..): Id,
 ) -> Result<ArticleOk<bool>, ArticleError> {

@@ -9,12 +9,11 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    context::AppContext,
     ports::table::{n, s, Index, Key, Query, SortKey, TableError, Write},
     records::{self, number},
 };
 
-use super::model::ArticleHead;
+use super::{model::ArticleHead, Publishing};
 
 const OUTBOX: &str = "OUTBOX";
 
@@ -66,7 +65,7 @@ pub fn outbox_write(event: &ArticlePublishedEvent) -> Result<Write, TableError> 
 }
 
 /// Sends a committed event and clears its outbox item; on failure the item stays for the sweep.
-pub async fn deliver(ctx: &AppContext, event: &ArticlePublishedEvent) {
+pub async fn deliver(ctx: &Publishing, event: &ArticlePublishedEvent) {
     match send(ctx, event).await {
         Ok(()) => {
             tracing::info!(article_id = %event.article_id, event_id = %event.event_id, "ArticlePublishedEvent sent")
@@ -79,16 +78,15 @@ pub async fn deliver(ctx: &AppContext, event: &ArticlePublishedEvent) {
     }
 }
 
-async fn send(ctx: &AppContext, event: &ArticlePublishedEvent) -> anyhow::Result<()> {
-    let queue = ctx.events.as_ref().ok_or_else(|| anyhow::anyhow!("no event queue configured"))?;
-    queue.send(serde_json::to_string(event)?).await?;
+async fn send(ctx: &Publishing, event: &ArticlePublishedEvent) -> anyhow::Result<()> {
+    ctx.port.send(serde_json::to_string(event)?).await?;
     ctx.table.delete(&event.outbox_key(), None).await?;
     Ok(())
 }
 
 /// Delivers every outbox event older than `min_age` (younger ones are still being sent by the
 /// request that wrote them); returns how many were delivered.
-pub async fn sweep(ctx: &AppContext, min_age: Duration) -> anyhow::Result<usize> {
+pub async fn sweep(ctx: &Publishing, min_age: Duration) -> anyhow::Result<usize> {
     let cutoff = chrono::Utc::now().timestamp_millis() - min_age.as_millis() as i64;
     let query = Query::partition(Index::Primary, OUTBOX)
         .sort(SortKey::Lt(format!("{cutoff:015}")))

@@ -15,7 +15,7 @@ use crate::{
     records,
 };
 
-use super::{content, events::ArticlePublishedEvent, keys, notify, read, related};
+use super::{content, events::ArticlePublishedEvent, keys, notify, read, related, Embedding};
 
 /// What handling an event did.
 #[derive(Debug, PartialEq, Eq)]
@@ -41,7 +41,7 @@ fn embedding_text(title: &str, summary: &str, markdown: &str) -> String {
 }
 
 /// Handles one message body.
-pub async fn handle(ctx: &AppContext, body: &str) -> anyhow::Result<Outcome> {
+pub async fn handle(ctx: &Embedding, body: &str) -> anyhow::Result<Outcome> {
     let event: ArticlePublishedEvent =
         serde_json::from_str(body).context("not an ArticlePublishedEvent")?;
     let id: u64 = event.article_id.parse().context("articleId is not an id")?;
@@ -53,7 +53,7 @@ pub async fn handle(ctx: &AppContext, body: &str) -> anyhow::Result<Outcome> {
     if !head.is_listed() {
         return Ok(Outcome::Skipped);
     }
-    let embedder = ctx.embedder.as_ref().context("no embedder configured")?;
+    let embedder = &ctx.port;
     let revision = existing.as_ref().map_or(0, |record| record.revision);
     let embedding = match existing {
         Some(record) if record.version >= head.version && record.model == embedder.model_id() => {

@@ -18,53 +18,74 @@ pub mod search;
 pub mod store;
 pub mod worker;
 
-use axum::{
-    routing::{get, put},
-    Router,
-};
+use std::sync::Arc;
 
-use crate::context::AppContext;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use crate::{
+    area::{Area, Endpoints, Needs, WithPort},
+    context::AppContext,
+    ports::events::EventQueue,
+};
 
 /// Base path of the public area.
 pub const BASE: &str = "/api/v1/articles";
 /// Base path of the administration.
 pub const ADMIN_BASE: &str = "/api/v1/admin/articles";
 
-/// The public reads (paths relative to [`BASE`]).
-#[derive(utoipa::OpenApi)]
-#[openapi(paths(public::list, public::detail, public::related))]
-pub struct PublicApi;
+/// The public reads, anonymous (functions/articles).
+pub const PUBLIC: Area = Area::of::<PublicEndpoints>(
+    "articles",
+    "Published articles, anonymous (envelope: `code` 200, `errorCode` on errors)",
+    Needs::PUBLIC,
+);
 
-/// The administration (paths relative to [`ADMIN_BASE`]).
-#[derive(utoipa::OpenApi)]
-#[openapi(paths(
-    admin_reads::list,
-    admin::create,
-    admin_reads::detail,
-    admin::update,
-    admin::delete,
-    admin::publish,
-    admin::archive,
-    admin::unarchive
-))]
-pub struct AdminApi;
+/// The article lifecycle for administrators (functions/admin-articles).
+pub const ADMIN: Area = Area::of::<AdminEndpoints>(
+    "admin-articles",
+    "Article lifecycle for administrators (same envelope as articles)",
+    Needs::TOKENS_AND_EVENTS,
+);
 
-/// The public articles area (functions/articles).
-pub fn public_router(ctx: AppContext) -> Router {
-    let routes = Router::new()
-        .route("/", get(public::list))
-        .route("/{id}", get(public::detail))
-        .route("/{id}/related", get(public::related));
-    crate::http::area(BASE, crate::http::answers::reused(routes, &ctx), ctx)
+/// The worker's state: the context and the embedder that follow-ups need.
+pub type Embedding = WithPort<Arc<dyn crate::ports::embedder::Embedder>>;
+
+/// The public reads.
+pub struct PublicEndpoints;
+
+impl Endpoints for PublicEndpoints {
+    type State = AppContext;
+
+    fn routes() -> OpenApiRouter<AppContext> {
+        let routes = OpenApiRouter::new()
+            .routes(routes!(public::list))
+            .routes(routes!(public::detail))
+            .routes(routes!(public::related));
+        OpenApiRouter::new().nest(BASE, routes)
+    }
+
+    /// Every answer is a public read's: kept while the table is unchanged.
+    fn layer(router: axum::Router<AppContext>, ctx: &AppContext) -> axum::Router<AppContext> {
+        crate::http::answers::reused(router, ctx)
+    }
 }
 
-/// The administration of articles (functions/admin-articles).
-pub fn admin_router(ctx: AppContext) -> Router {
-    let routes = Router::new()
-        .route("/", get(admin_reads::list).post(admin::create))
-        .route("/{id}", get(admin_reads::detail).put(admin::update).delete(admin::delete))
-        .route("/{id}/publish", put(admin::publish))
-        .route("/{id}/archive", put(admin::archive))
-        .route("/{id}/unarchive", put(admin::unarchive));
-    crate::http::area(ADMIN_BASE, routes, ctx)
+/// The administration's state: the context and the queue that publishing sends events to.
+pub type Publishing = WithPort<Arc<dyn EventQueue>>;
+
+/// The administration.
+pub struct AdminEndpoints;
+
+impl Endpoints for AdminEndpoints {
+    type State = Publishing;
+
+    fn routes() -> OpenApiRouter<Publishing> {
+        let routes = OpenApiRouter::new()
+            .routes(routes!(admin_reads::list, admin::create))
+            .routes(routes!(admin_reads::detail, admin::update, admin::delete))
+            .routes(routes!(admin::publish))
+            .routes(routes!(admin::archive))
+            .routes(routes!(admin::unarchive));
+        OpenApiRouter::new().nest(ADMIN_BASE, routes)
+    }
 }

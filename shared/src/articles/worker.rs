@@ -5,21 +5,22 @@
 use std::{sync::Arc, time::Duration};
 
 use crate::{
+    area::WithPort,
     context::AppContext,
     ports::{
-        events::{local::InProcessQueue, local::Receiver, Message},
+        events::{local::InProcessQueue, local::Receiver, EventQueue, Message},
         table::{n, s},
     },
     records,
 };
 
-use super::{events, followup};
+use super::{events, followup, Embedding};
 
 /// Deliveries of one message before it is dead-lettered (SQS: the redrive policy's count).
 pub const MAX_DELIVERIES: u32 = 5;
 
 /// Handles a batch; returns the ids of the messages that failed (to be redelivered).
-pub async fn process_batch(ctx: &AppContext, messages: &[Message]) -> Vec<String> {
+pub async fn process_batch(ctx: &Embedding, messages: &[Message]) -> Vec<String> {
     let mut failed = Vec::new();
     for message in messages {
         match followup::handle(ctx, &message.body).await {
@@ -55,11 +56,12 @@ async fn dead_letter(ctx: &AppContext, message: &Message) {
 /// The local worker: handles in-process messages, redelivers failures with a growing delay,
 /// dead-letters a message after [`MAX_DELIVERIES`], and sweeps the outbox every `sweep_every`.
 pub async fn run_local(
-    ctx: AppContext,
+    ctx: Embedding,
     queue: Arc<InProcessQueue>,
     mut receiver: Receiver,
     sweep_every: Duration,
 ) {
+    let publishing = WithPort::new(AppContext::clone(&ctx), queue.clone() as Arc<dyn EventQueue>);
     let mut sweep = tokio::time::interval(sweep_every);
     loop {
         tokio::select! {
@@ -82,7 +84,7 @@ pub async fn run_local(
                 });
             }
             _ = sweep.tick() => {
-                if let Err(error) = events::sweep(&ctx, sweep_every).await {
+                if let Err(error) = events::sweep(&publishing, sweep_every).await {
                     tracing::warn!(error = format!("{error:#}"), "outbox sweep failed");
                 }
             }

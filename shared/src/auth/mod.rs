@@ -8,23 +8,34 @@ pub mod principal;
 mod throttle;
 pub mod tokens;
 
-use axum::{routing::post, Router};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-use crate::context::AppContext;
+use crate::{
+    area::{Area, Endpoints, Needs},
+    context::AppContext,
+};
 
 /// Base path of the area.
 pub const BASE: &str = "/api/v1/auth";
 
-/// The auth area's operations (paths relative to [`BASE`]).
-#[derive(utoipa::OpenApi)]
-#[openapi(paths(handlers::register, handlers::login, handlers::logout))]
-pub struct AuthApi;
+/// Registration, sign-in and sign-out (functions/auth).
+pub const AREA: Area = Area::of::<AuthEndpoints>(
+    "auth",
+    "Registration, sign-in and sign-out (envelope: integer `code` 0 on success)",
+    Needs::TOKENS,
+);
 
-/// The auth area's routes, mounted under [`BASE`].
-pub fn router(ctx: AppContext) -> Router {
-    let routes = Router::new()
-        .route("/register", post(handlers::register))
-        .route("/login", post(handlers::login))
-        .route("/logout", post(handlers::logout));
-    crate::http::area(BASE, routes, ctx)
+/// The auth area's endpoints.
+pub struct AuthEndpoints;
+
+impl Endpoints for AuthEndpoints {
+    type State = AppContext;
+
+    fn routes() -> OpenApiRouter<AppContext> {
+        let routes = OpenApiRouter::new()
+            .routes(routes!(handlers::register))
+            .routes(routes!(handlers::login))
+            .routes(routes!(handlers::logout));
+        OpenApiRouter::new().nest(BASE, routes)
+    }
 }

@@ -10,7 +10,7 @@ use std::{
 };
 
 use axum::{
-    extract::FromRequestParts,
+    extract::{FromRef, FromRequestParts},
     http::{header, request::Parts},
 };
 
@@ -137,10 +137,16 @@ pub async fn authenticate<E: ApiError>(ctx: &AppContext, parts: &Parts) -> Resul
 /// Any signed-in caller.
 pub struct Authenticated<E>(pub Principal, pub PhantomData<E>);
 
-impl<E: ApiError> FromRequestParts<AppContext> for Authenticated<E> {
+impl<S, E> FromRequestParts<S> for Authenticated<E>
+where
+    S: Send + Sync,
+    AppContext: FromRef<S>,
+    E: ApiError,
+{
     type Rejection = E;
 
-    async fn from_request_parts(parts: &mut Parts, ctx: &AppContext) -> Result<Self, E> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, E> {
+        let ctx = &AppContext::from_ref(state);
         authenticate(ctx, parts).await.map(|p| Self(p, PhantomData))
     }
 }
@@ -148,10 +154,16 @@ impl<E: ApiError> FromRequestParts<AppContext> for Authenticated<E> {
 /// A signed-in administrator (`ROLE_ADMIN`); others get 403.
 pub struct AdminOnly<E>(pub Principal, pub PhantomData<E>);
 
-impl<E: ApiError> FromRequestParts<AppContext> for AdminOnly<E> {
+impl<S, E> FromRequestParts<S> for AdminOnly<E>
+where
+    S: Send + Sync,
+    AppContext: FromRef<S>,
+    E: ApiError,
+{
     type Rejection = E;
 
-    async fn from_request_parts(parts: &mut Parts, ctx: &AppContext) -> Result<Self, E> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, E> {
+        let ctx = &AppContext::from_ref(state);
         let principal = authenticate::<E>(ctx, parts).await?;
         if principal.is_admin() {
             Ok(Self(principal, PhantomData))

@@ -5,7 +5,7 @@ use axum::extract::State;
 
 use crate::{
     auth::principal::Authenticated,
-    context::AppContext,
+    files::FilesContext,
     http::{
         extract::PathId,
         files::{FileEnvelope as Envelope, FileError, FileErrorEnvelope as Error, FileOk},
@@ -15,8 +15,7 @@ use crate::{
 
 use super::{
     handlers::{
-        back_off, blobs, table_error, visible, Caller, Id, ATTEMPTS, NOT_FOUND, STORAGE,
-        UNAUTHORIZED,
+        back_off, table_error, visible, Caller, Id, ATTEMPTS, NOT_FOUND, STORAGE, UNAUTHORIZED,
     },
     model::{COMPLETED, FAILED},
     removal::remove_objects,
@@ -54,11 +53,11 @@ const FAILED_BEFORE: &str = "This upload failed: its bytes did not match the dec
     )
 )]
 pub async fn confirm(
-    State(ctx): State<AppContext>,
+    State(ctx): State<FilesContext>,
     Authenticated(caller, ..): Caller,
     PathId(id, ..): Id,
 ) -> Result<FileOk<()>, FileError> {
-    let blobs = blobs(&ctx)?;
+    let blobs = ctx.port.clone();
     let table = ctx.table.as_ref();
     for attempt in 0..ATTEMPTS {
         if attempt > 0 {

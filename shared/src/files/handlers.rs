@@ -2,7 +2,7 @@
 //! Every route needs a token; a record answers only its owner or an administrator (others get
 //! 11008, as if it did not exist).
 
-use std::{sync::Arc, time::Duration};
+use std::time::Duration;
 
 use axum::extract::State;
 use futures::try_join;
@@ -11,6 +11,7 @@ use serde::Deserialize;
 use crate::{
     auth::principal::{Authenticated, Principal},
     context::AppContext,
+    files::FilesContext,
     http::{
         extract::{JsonBody, PathId, QueryParams},
         files::{FileEnvelope as Envelope, FileError, FileErrorEnvelope as Error, FileOk},
@@ -49,13 +50,6 @@ pub(super) const ATTEMPTS: usize = 8;
 pub(super) async fn back_off(attempt: usize) {
     let bound = 4u64 << attempt.min(5);
     tokio::time::sleep(Duration::from_millis(rand::random_range(0..=bound))).await;
-}
-
-/// The configured object storage, else 11006.
-pub(super) fn blobs(ctx: &AppContext) -> Result<Arc<dyn Blobs>, FileError> {
-    ctx.blobs
-        .clone()
-        .ok_or_else(|| FileError::Storage(anyhow::anyhow!("no object storage is configured")))
 }
 
 /// 11006 for a race lost [`ATTEMPTS`] times, else the table's error.
@@ -131,12 +125,12 @@ fn new_record(
     )
 )]
 pub async fn presigned(
-    State(ctx): State<AppContext>,
+    State(ctx): State<FilesContext>,
     Authenticated(caller, ..): Caller,
     JsonBody(body, ..): JsonBody<PresignInput, FileError>,
 ) -> Result<FileOk<PresignedView>, FileError> {
     let upload = input::validate(body)?;
-    let blobs = blobs(&ctx)?;
+    let blobs = ctx.port.clone();
     let table = ctx.table.as_ref();
     // Both outcomes need a new id: it is drawn while the caller's object of the same content is
     // looked up, so the two calls cost one round trip.
@@ -277,7 +271,7 @@ pub struct AccessQuery {
     )
 )]
 pub async fn access_url(
-    State(ctx): State<AppContext>,
+    State(ctx): State<FilesContext>,
     Authenticated(caller, ..): Caller,
     PathId(id, ..): Id,
     QueryParams(query, ..): QueryParams<AccessQuery, FileError>,
@@ -288,7 +282,7 @@ pub async fn access_url(
             "expireMinutes must be between 1 and 60, got {minutes}"
         )));
     }
-    let blobs = blobs(&ctx)?;
+    let blobs = ctx.port.clone();
     let record = visible(&ctx, &caller, id).await?;
     if record.upload_status != COMPLETED {
         return Err(FileError::NotFound);
@@ -323,11 +317,11 @@ pub async fn access_url(
     )
 )]
 pub async fn delete(
-    State(ctx): State<AppContext>,
+    State(ctx): State<FilesContext>,
     Authenticated(caller, ..): Caller,
     PathId(id, ..): Id,
 ) -> Result<FileOk<()>, FileError> {
-    let blobs = blobs(&ctx)?;
+    let blobs = ctx.port.clone();
     let table = ctx.table.as_ref();
     for attempt in 0..ATTEMPTS {
         let Some(record) = repo::find(table, id).await?.filter(|r| !r.deleted) else {

@@ -12,33 +12,40 @@ pub mod repo;
 mod served;
 pub mod staging;
 
-use axum::{
-    routing::{get, patch, post},
-    Router,
-};
+use std::sync::Arc;
 
-use crate::context::AppContext;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use crate::{
+    area::{Area, Endpoints, Needs, WithPort},
+    ports::blobs::Blobs,
+};
 
 /// Base path of the area.
 pub const BASE: &str = "/api/v1/files";
 
-/// The files area's operations (paths relative to [`BASE`]).
-#[derive(utoipa::OpenApi)]
-#[openapi(paths(
-    handlers::presigned,
-    confirm::confirm,
-    handlers::metadata,
-    handlers::access_url,
-    handlers::delete
-))]
-pub struct FilesApi;
+/// Pre-signed uploads and file records; every route needs a token (functions/files).
+pub const AREA: Area = Area::of::<FilesEndpoints>(
+    "files",
+    "Pre-signed uploads and file records (envelope: numeric codes and `timestamp`)",
+    Needs::TOKENS_AND_BLOBS,
+);
 
-/// The files area; every route needs a token.
-pub fn router(ctx: AppContext) -> Router {
-    let routes = Router::new()
-        .route("/presigned", post(handlers::presigned))
-        .route("/{id}", get(handlers::metadata).delete(handlers::delete))
-        .route("/{id}/confirm", patch(confirm::confirm))
-        .route("/{id}/access-url", get(handlers::access_url));
-    crate::http::area(BASE, routes, ctx)
+/// The files area's state: the context and the object storage it cannot work without.
+pub type FilesContext = WithPort<Arc<dyn Blobs>>;
+
+/// The files area's endpoints.
+pub struct FilesEndpoints;
+
+impl Endpoints for FilesEndpoints {
+    type State = FilesContext;
+
+    fn routes() -> OpenApiRouter<FilesContext> {
+        let routes = OpenApiRouter::new()
+            .routes(routes!(handlers::presigned))
+            .routes(routes!(confirm::confirm))
+            .routes(routes!(handlers::metadata, handlers::delete))
+            .routes(routes!(handlers::access_url));
+        OpenApiRouter::new().nest(BASE, routes)
+    }
 }

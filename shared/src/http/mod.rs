@@ -31,28 +31,6 @@ pub(crate) fn log_internal(error: &anyhow::Error) {
 /// Message sent to clients for every 5xx.
 pub(crate) const INTERNAL_MESSAGE: &str = "internal server error";
 
-/// Mounts an area's routes under its base path with the shared state and the CORS policy.
-pub fn area(
-    base: &str,
-    routes: axum::Router<crate::context::AppContext>,
-    ctx: crate::context::AppContext,
-) -> axum::Router {
-    areas(vec![(base, routes)], ctx)
-}
-
-/// Mounts several route sets of one area (e.g. public and admin) under their base paths.
-pub fn areas(
-    mounts: Vec<(&str, axum::Router<crate::context::AppContext>)>,
-    ctx: crate::context::AppContext,
-) -> axum::Router {
-    let router = mounts
-        .into_iter()
-        .fold(axum::Router::new(), |router, (base, routes)| router.nest(base, routes));
-    let observe =
-        axum::middleware::from_fn_with_state(ctx.clone(), crate::telemetry::layer::observe);
-    cors::apply(router.layer(observe).with_state(ctx))
-}
-
 /// Answer for a path no area serves (404), in the plain `{code, message, data}` shape.
 pub async fn no_route() -> impl axum::response::IntoResponse {
     let body = serde_json::json!({ "code": 404, "message": "no such endpoint", "data": null });

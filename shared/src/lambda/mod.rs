@@ -10,24 +10,26 @@ pub use admin::AdminBootstrap;
 pub use lambda_http::Error as LambdaError;
 
 use crate::{
+    api::Function,
+    area::{AreaState, Needs},
+    articles::{Embedding, Publishing},
     config::Config,
     context::AppContext,
-    setup::{self, Needs},
+    setup,
 };
 
-/// Runs an area as the Lambda function `name`: configuration, adapters and clients are built
-/// once per cold start (only those the area `needs`), then every invocation goes through
-/// lambda_http into the area's router. Where the configuration names an administrator (the
-/// auth function), its bootstrap runs at the first request, or during initialisation when
-/// Lambda initialises the environment ahead of requests; either way no request is served
-/// before it.
-pub async fn run(
-    name: &str,
-    area: fn(AppContext) -> Router,
-    needs: Needs,
-) -> Result<(), LambdaError> {
-    let ctx = cold_start(name, needs).await?;
-    let mut router = area(ctx.clone());
+/// Runs the HTTP function `function`: configuration, adapters and clients are built once per
+/// cold start (only those its areas need), then every invocation goes through lambda_http into
+/// its areas' router. A port an area needs that the process lacks stops the initialisation.
+/// Where the configuration names an administrator (the auth function), its bootstrap runs at
+/// the first request, or during initialisation when Lambda initialises the environment ahead of
+/// requests; either way no request is served before it.
+pub async fn run(function: &Function) -> Result<(), LambdaError> {
+    let needs = function.needs();
+    let ctx = cold_start(function.name, needs).await?;
+    let mut router = function
+        .router(&ctx)
+        .map_err(|error| InitError(format!("{} cannot start: {error:#}", function.name)))?;
     if needs.tokens && ctx.config.admin.is_some() {
         let bootstrap = AdminBootstrap::new(ctx.clone())?;
         if ctx.config.initialized_ahead {
@@ -38,15 +40,15 @@ pub async fn run(
     lambda_http::run(crate::http::finish(router)).await
 }
 
-/// The router a function serves: its area plus the outermost layers (404 fallback, tracing).
-pub fn service(area: fn(AppContext) -> Router, ctx: AppContext) -> Router {
-    crate::http::finish(area(ctx))
+/// The router a function serves: its areas plus the outermost layers (404 fallback, tracing).
+pub fn service(function: &Function, ctx: AppContext) -> anyhow::Result<Router> {
+    Ok(crate::http::finish(function.router(&ctx)?))
 }
 
 /// Runs the worker function: SQS batches of ArticlePublishedEvent, partial batch failures
 /// reported back.
 pub async fn run_worker() -> Result<(), LambdaError> {
-    run_events("worker", Needs::WORKER, |ctx, payload| async move {
+    run_events("worker", Needs::WORKER, |ctx: Embedding, payload| async move {
         worker_invocation(&ctx, payload).await
     })
     .await
@@ -55,23 +57,31 @@ pub async fn run_worker() -> Result<(), LambdaError> {
 /// Runs the outbox-sweep function: on each scheduled event, re-sends the ArticlePublishedEvent
 /// whose send failed after their publish committed.
 pub async fn run_outbox_sweep() -> Result<(), LambdaError> {
-    run_events("outbox-sweep", Needs::OUTBOX_SWEEP, |ctx, payload| async move {
+    run_events("outbox-sweep", Needs::OUTBOX_SWEEP, |ctx: Publishing, payload| async move {
         outbox_sweep_invocation(&ctx, payload).await
     })
     .await
 }
 
-/// Runs a function of JSON events (not HTTP) as `name`: its context is built once per cold
-/// start, then every event's payload goes to `invocation`.
-async fn run_events<F, Answer>(name: &str, needs: Needs, invocation: F) -> Result<(), LambdaError>
+/// Runs a function of JSON events (not HTTP) as `name`: its state (the context with the port
+/// it cannot work without) is built once per cold start, then every event's payload goes to
+/// `invocation`.
+async fn run_events<S, F, Answer>(
+    name: &str,
+    needs: Needs,
+    invocation: F,
+) -> Result<(), LambdaError>
 where
-    F: Fn(AppContext, serde_json::Value) -> Answer,
+    S: AreaState,
+    F: Fn(S, serde_json::Value) -> Answer,
     Answer: std::future::Future<Output = Result<serde_json::Value, LambdaError>>,
 {
     let ctx = cold_start(name, needs).await?;
+    let state = S::from_context(&ctx)
+        .map_err(|error| InitError(format!("{name} cannot start: {error:#}")))?;
     let handler =
         lambda_runtime::service_fn(|event: lambda_runtime::LambdaEvent<serde_json::Value>| {
-            invocation(ctx.clone(), event.payload)
+            invocation(state.clone(), event.payload)
         });
     lambda_runtime::run(handler).await
 }
@@ -108,7 +118,7 @@ impl std::error::Error for InitError {}
 
 /// One invocation of the worker: an SQS event of ArticlePublishedEvent messages.
 pub async fn worker_invocation(
-    ctx: &AppContext,
+    ctx: &Embedding,
     payload: serde_json::Value,
 ) -> Result<serde_json::Value, LambdaError> {
     ctx.telemetry.refresh_levels_if_due(ctx.table.as_ref()).await;
@@ -120,7 +130,7 @@ pub async fn worker_invocation(
 /// One invocation of the outbox sweep, whatever the (scheduled) event: every outbox event
 /// older than a minute is sent; answers `{"delivered": n}`.
 pub async fn outbox_sweep_invocation(
-    ctx: &AppContext,
+    ctx: &Publishing,
     _scheduled_event: serde_json::Value,
 ) -> Result<serde_json::Value, LambdaError> {
     ctx.telemetry.refresh_levels_if_due(ctx.table.as_ref()).await;
@@ -135,7 +145,7 @@ pub async fn outbox_sweep_invocation(
 }
 
 async fn handle_worker_event(
-    ctx: &AppContext,
+    ctx: &Embedding,
     payload: serde_json::Value,
 ) -> Result<serde_json::Value, LambdaError> {
     use aws_lambda_events::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent};

@@ -110,14 +110,14 @@ fn disk_component(ctx: &AppContext) -> Component {
             body = utoipa::openapi::Object),
     )
 )]
-pub async fn health(State(ctx): State<AppContext>) -> impl IntoResponse {
+pub async fn health(_: super::ActuatorAccess, State(ctx): State<AppContext>) -> impl IntoResponse {
     let storage = async {
-        let blobs = ctx.blobs.as_ref()?;
+        let blobs = ctx.blobs()?;
         let up = json!({ "bucket": blobs.bucket(), "storageType": blobs.storage_type() });
         Some(check(true, up, blobs.ping()).await.0)
     };
     let queue = async {
-        let events = ctx.events.as_ref()?;
+        let events = ctx.events()?;
         let (mut component, depth) = check(false, json!({}), events.ping()).await;
         if let Some(Some(depth)) = depth {
             component.details.insert("messagesWaiting".into(), json!(depth));

@@ -24,7 +24,7 @@ fn rfc3339(epoch_seconds: &str) -> Option<String> {
         (status = 401, description = super::TOKEN_REQUIRED, body = crate::http::ops::OpsErrorBody),
     )
 )]
-pub async fn info(State(ctx): State<AppContext>) -> Json<Value> {
+pub async fn info(_: super::ActuatorAccess, State(ctx): State<AppContext>) -> Json<Value> {
     let commit = env!("BLOG_GIT_COMMIT");
     Json(json!({
         "app": {

@@ -53,7 +53,10 @@ fn document(levels: LoggerLevels) -> Value {
         (status = 401, description = super::TOKEN_REQUIRED, body = crate::http::ops::OpsErrorBody),
     )
 )]
-pub async fn all(State(ctx): State<AppContext>) -> Result<Json<Value>, OpsError> {
+pub async fn all(
+    _: super::ActuatorAccess,
+    State(ctx): State<AppContext>,
+) -> Result<Json<Value>, OpsError> {
     let levels = &ctx.telemetry.levels;
     levels.refresh(ctx.table.as_ref()).await?;
     let root = LoggerName::parse(ROOT).map_err(OpsError::Invalid)?;
@@ -82,6 +85,7 @@ pub async fn all(State(ctx): State<AppContext>) -> Result<Json<Value>, OpsError>
     )
 )]
 pub async fn one(
+    _: super::ActuatorAccess,
     State(ctx): State<AppContext>,
     LoggerPath(name): LoggerPath,
 ) -> Result<Json<Value>, OpsError> {
@@ -107,6 +111,7 @@ pub async fn one(
     )
 )]
 pub async fn configure(
+    _: super::ActuatorAccess,
     State(ctx): State<AppContext>,
     LoggerPath(name): LoggerPath,
     JsonBody(change, _): JsonBody<LevelChange, OpsError>,

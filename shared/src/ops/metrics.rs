@@ -74,7 +74,7 @@ pub fn meter(name: &str) -> Option<&'static Meter> {
         (status = 401, description = super::TOKEN_REQUIRED, body = crate::http::ops::OpsErrorBody),
     )
 )]
-pub async fn names() -> Json<Value> {
+pub async fn names(_: super::ActuatorAccess) -> Json<Value> {
     Json(json!({ "names": METERS.iter().map(|meter| meter.name).collect::<Vec<_>>() }))
 }
 
@@ -192,6 +192,7 @@ pub fn describe(meter: &Meter, view: &MetricsView, filters: &[(String, String)])
     )
 )]
 pub async fn one(
+    _: super::ActuatorAccess,
     State(ctx): State<AppContext>,
     name: Result<Path<String>, axum::extract::rejection::PathRejection>,
     RawQuery(query): RawQuery,

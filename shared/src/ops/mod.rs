@@ -9,61 +9,91 @@ mod metrics;
 mod prometheus;
 
 use axum::{
-    extract::{Request, State},
-    middleware::{from_fn_with_state, Next},
-    response::Response,
-    routing::get,
-    Json, Router,
+    extract::FromRequestParts,
+    http::{header, request::Parts, HeaderValue},
+    response::IntoResponse,
+    Json,
 };
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-use crate::{context::AppContext, http::ops::OpsError};
+use crate::{
+    area::{Area, Endpoints, Needs},
+    context::AppContext,
+    http::ops::OpsError,
+};
 
 /// Base path of the actuator.
 pub const BASE: &str = "/actuator";
 
-/// The OpenAPI description of the actuator's operations.
-#[derive(utoipa::OpenApi)]
-#[openapi(
-    paths(
-        index,
-        health::health,
-        health::liveness,
-        health::readiness,
-        info::info,
-        metrics::names,
-        metrics::one,
-        prometheus::scrape,
-        loggers::all,
-        loggers::one,
-        loggers::configure,
-    ),
-    components(schemas(crate::http::ops::OpsErrorBody, loggers::LevelChange))
-)]
-pub struct OpsApi;
+/// Health, probes, info, metrics and logger levels (functions/ops).
+pub const AREA: Area = Area::of::<ActuatorEndpoints>(
+    "ops",
+    "Health, probes, info, metrics and logger levels (Spring Boot Actuator shapes)",
+    Needs::OPS,
+);
 
-/// What the ops Lambda function serves: the actuator and the API description.
-pub fn function_router(ctx: AppContext) -> Router {
-    router(ctx).merge(crate::openapi::docs_router())
+/// The API description at `/v3/api-docs` (served by the ops function and the local gateway).
+pub const DOCS: Area = Area::of::<DocsEndpoints>("docs", "This description", Needs::PUBLIC);
+
+/// Where the API description is served.
+pub const DOCS_PATH: &str = "/v3/api-docs";
+
+/// Components the actuator's operations name without a handler returning them.
+#[derive(utoipa::OpenApi)]
+#[openapi(components(schemas(crate::http::ops::OpsErrorBody, loggers::LevelChange)))]
+struct ActuatorComponents;
+
+/// The actuator: probes always anonymous, everything else behind the optional actuator token
+/// ([`ActuatorAccess`]).
+pub struct ActuatorEndpoints;
+
+impl Endpoints for ActuatorEndpoints {
+    type State = AppContext;
+
+    fn routes() -> OpenApiRouter<AppContext> {
+        use utoipa::OpenApi as _;
+        let routes = OpenApiRouter::with_openapi(ActuatorComponents::openapi())
+            .routes(routes!(index))
+            .routes(routes!(health::health))
+            .routes(routes!(health::liveness))
+            .routes(routes!(health::readiness))
+            .routes(routes!(info::info))
+            .routes(routes!(metrics::names))
+            .routes(routes!(metrics::one))
+            .routes(routes!(prometheus::scrape))
+            .routes(routes!(loggers::all))
+            .routes(routes!(loggers::one, loggers::configure));
+        OpenApiRouter::new().nest(BASE, routes)
+    }
 }
 
-/// The actuator: probes always anonymous, everything else behind the optional actuator token.
-pub fn router(ctx: AppContext) -> Router {
-    let probes = Router::new()
-        .route("/health/liveness", get(health::liveness))
-        .route("/health/readiness", get(health::readiness));
-    let guarded = Router::new()
-        .route("/", get(index))
-        .route("/health", get(health::health))
-        .route("/info", get(info::info))
-        .route("/metrics", get(metrics::names))
-        .route("/metrics/{name}", get(metrics::one))
-        .route("/prometheus", get(prometheus::scrape))
-        .route("/loggers", get(loggers::all))
-        .route("/loggers/{name}", get(loggers::one).post(loggers::configure))
-        .route_layer(from_fn_with_state(ctx.clone(), require_token));
-    crate::http::area(BASE, probes.merge(guarded), ctx)
+/// The API description.
+pub struct DocsEndpoints;
+
+impl Endpoints for DocsEndpoints {
+    type State = AppContext;
+
+    fn routes() -> OpenApiRouter<AppContext> {
+        OpenApiRouter::new().routes(routes!(api_docs))
+    }
+}
+
+/// The committed description (docs/openapi.json, which a test keeps equal to the one the code
+/// generates), built into the binary.
+const DOCUMENT: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/openapi.json"));
+
+/// The OpenAPI description of this API.
+#[utoipa::path(
+    get,
+    path = "/v3/api-docs",
+    operation_id = "apiDocs",
+    tag = "docs",
+    responses((status = 200, description = "The OpenAPI 3.1 document", body = utoipa::openapi::Object))
+)]
+async fn api_docs() -> impl IntoResponse {
+    ([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], DOCUMENT)
 }
 
 /// Description of the 401 an actuator token answers.
@@ -82,7 +112,7 @@ const TOKEN_REQUIRED: &str =
         (status = 401, description = TOKEN_REQUIRED, body = crate::http::ops::OpsErrorBody),
     )
 )]
-async fn index() -> Json<Value> {
+async fn index(_: ActuatorAccess) -> Json<Value> {
     let link = |path: &str, templated: bool| json!({ "href": format!("/actuator{path}"), "templated": templated });
     Json(json!({ "_links": {
         "self": link("", false),
@@ -97,18 +127,20 @@ async fn index() -> Json<Value> {
     }}))
 }
 
-/// With `BLOG_ACTUATOR_TOKEN` set, requires `Authorization: Bearer <token>`.
-async fn require_token(
-    State(ctx): State<AppContext>,
-    request: Request,
-    next: Next,
-) -> Result<Response, OpsError> {
-    if let Some(source) = &ctx.config.actuator_token {
+/// Access to a guarded actuator endpoint: with `BLOG_ACTUATOR_TOKEN` set, the request must
+/// carry `Authorization: Bearer <token>` (401 otherwise, before anything else is read).
+pub(crate) struct ActuatorAccess;
+
+impl FromRequestParts<AppContext> for ActuatorAccess {
+    type Rejection = OpsError;
+
+    async fn from_request_parts(parts: &mut Parts, ctx: &AppContext) -> Result<Self, OpsError> {
+        let Some(source) = &ctx.config.actuator_token else { return Ok(Self) };
         // A token that was never read (no secret at start-up) matches nothing.
         let expected = source.value().unwrap_or_default();
-        let given = request
-            .headers()
-            .get(axum::http::header::AUTHORIZATION)
+        let given = parts
+            .headers
+            .get(header::AUTHORIZATION)
             .and_then(|value| value.to_str().ok())
             .and_then(|value| value.strip_prefix("Bearer "));
         // Digests of equal length compare without revealing where the token differs.
@@ -116,11 +148,11 @@ async fn require_token(
             && given.is_some_and(|given| {
                 Sha256::digest(given.trim().as_bytes()) == Sha256::digest(expected.as_bytes())
             });
-        if !matches {
-            return Err(OpsError::Unauthorized("the actuator requires its bearer token".into()));
+        match matches {
+            true => Ok(Self),
+            false => Err(OpsError::Unauthorized("the actuator requires its bearer token".into())),
         }
     }
-    Ok(next.run(request).await)
 }
 
 /// The `{name}` path segment of a logger route, parsed; a bad name answers 400.

@@ -91,7 +91,10 @@ pub fn render(view: &MetricsView) -> String {
         (status = 401, description = super::TOKEN_REQUIRED, body = crate::http::ops::OpsErrorBody),
     )
 )]
-pub async fn scrape(State(ctx): State<AppContext>) -> Result<Response, OpsError> {
+pub async fn scrape(
+    _: super::ActuatorAccess,
+    State(ctx): State<AppContext>,
+) -> Result<Response, OpsError> {
     let view = ctx.telemetry.view(ctx.table.as_ref()).await?;
     Ok(([(header::CONTENT_TYPE, CONTENT_TYPE)], render(&view)).into_response())
 }

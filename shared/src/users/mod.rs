@@ -4,29 +4,33 @@ mod handlers;
 pub mod model;
 pub mod repo;
 
-use axum::{routing::get, Router};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-use crate::context::AppContext;
+use crate::{
+    area::{Area, Endpoints, Needs},
+    context::AppContext,
+};
 
 /// Base path of the area.
 pub const BASE: &str = "/api/v1/users";
 
-/// The users area's operations (paths relative to [`BASE`]).
-#[derive(utoipa::OpenApi)]
-#[openapi(paths(
-    handlers::me,
-    handlers::update_me,
-    handlers::get_user,
-    handlers::update_user,
-    handlers::delete_user
-))]
-pub struct UsersApi;
+/// Own profile and administration of accounts (functions/users).
+pub const AREA: Area = Area::of::<UsersEndpoints>(
+    "users",
+    "Own profile and administration of accounts (same envelope as auth)",
+    Needs::TOKENS,
+);
 
-/// The users area's routes, mounted under [`BASE`].
-pub fn router(ctx: AppContext) -> Router {
-    let routes = Router::new().route("/me", get(handlers::me).put(handlers::update_me)).route(
-        "/{id}",
-        get(handlers::get_user).put(handlers::update_user).delete(handlers::delete_user),
-    );
-    crate::http::area(BASE, routes, ctx)
+/// The users area's endpoints.
+pub struct UsersEndpoints;
+
+impl Endpoints for UsersEndpoints {
+    type State = AppContext;
+
+    fn routes() -> OpenApiRouter<AppContext> {
+        let routes = OpenApiRouter::new()
+            .routes(routes!(handlers::me, handlers::update_me))
+            .routes(routes!(handlers::get_user, handlers::update_user, handlers::delete_user));
+        OpenApiRouter::new().nest(BASE, routes)
+    }
 }

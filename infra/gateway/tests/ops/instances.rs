@@ -55,10 +55,10 @@ impl Instance {
         map.extend(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())));
         let config = Config::from_lookup(|name| map.get(name).cloned()).expect("config");
         let mut ctx = AppContext::new(table, config, SECRET.as_bytes()).with_blobs(api.blobs());
-        if let Some(events) = api.ctx.events.clone() {
+        if let Some(events) = api.ctx.events().cloned() {
             ctx = ctx.with_events(events);
         }
-        let router = local_gateway::app(ctx.clone());
+        let router = local_gateway::app(ctx.clone()).expect("every area has its ports");
         Instance { ctx, router }
     }
 

@@ -148,7 +148,11 @@ async fn deliver(
             sqs_record(&received.message, &received.receipt)
         })
         .collect();
-    let answer = blog_shared::lambda::worker_invocation(ctx, json!({ "Records": records })).await;
+    let answer = blog_shared::lambda::worker_invocation(
+        &blog_shared::area::AreaState::from_context(ctx).expect("an embedder"),
+        json!({ "Records": records }),
+    )
+    .await;
     let failed: Vec<String> = match answer {
         Ok(response) => response["batchItemFailures"]
             .as_array()

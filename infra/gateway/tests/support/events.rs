@@ -5,6 +5,7 @@
 //! stack the queue is the stack's, the worker is the worker function's binary fed by the
 //! template's event source mapping, and events handed to it go through the Invoke API.
 
+use blog_shared::area::AreaState;
 use std::time::Duration;
 
 use blog_shared::{
@@ -93,7 +94,7 @@ impl Api {
             Events::InProcess { queue, receiver } => {
                 let receiver = receiver.lock().await.take().expect("worker started once");
                 let worker = worker::run_local(
-                    self.ctx.clone(),
+                    AreaState::from_context(&self.ctx).expect("the harness has an embedder"),
                     queue.clone(),
                     receiver,
                     Duration::from_secs(1),
@@ -121,7 +122,11 @@ impl Api {
     /// stored times are moved a minute back, as if it had passed).
     pub async fn sweep_outbox(&self) -> anyhow::Result<usize> {
         let Some(stack) = &self.stack else {
-            return blog_shared::articles::events::sweep(&self.ctx, Duration::ZERO).await;
+            return blog_shared::articles::events::sweep(
+                &AreaState::from_context(&self.ctx)?,
+                Duration::ZERO,
+            )
+            .await;
         };
         self.age_outbox(Duration::from_secs(61)).await;
         let input = std::fs::read_to_string(
@@ -168,7 +173,11 @@ impl Api {
     /// Hands the worker one event, as one delivery of a message: the follow-up's outcome.
     pub async fn handle_event(&self, body: &str) -> anyhow::Result<Outcome> {
         let Some(stack) = &self.stack else {
-            return blog_shared::articles::followup::handle(&self.ctx, body).await;
+            return blog_shared::articles::followup::handle(
+                &AreaState::from_context(&self.ctx)?,
+                body,
+            )
+            .await;
         };
         let id = format!("m-{}", super::uuid_like());
         let message = Message { id: id.clone(), body: body.to_string(), receive_count: 1 };
@@ -195,7 +204,11 @@ impl Api {
     /// reported as failed.
     pub async fn handle_batch(&self, messages: &[Message]) -> Vec<String> {
         let Some(stack) = &self.stack else {
-            return worker::process_batch(&self.ctx, messages).await;
+            return worker::process_batch(
+                &AreaState::from_context(&self.ctx).expect("the harness has an embedder"),
+                messages,
+            )
+            .await;
         };
         let records: Vec<Value> =
             messages.iter().map(|m| aws::sqs_record(m, &format!("receipt-{}", m.id))).collect();

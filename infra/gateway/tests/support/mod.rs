@@ -141,7 +141,9 @@ impl Api {
             context_on(table.clone(), test_config(&[]), queue.clone()).await.with_blobs(blobs);
         let events =
             events::Events::InProcess { queue, receiver: tokio::sync::Mutex::new(Some(receiver)) };
-        let transport = Transport::InProcess(local_gateway::app(ctx.clone()));
+        let transport = Transport::InProcess(
+            local_gateway::app(ctx.clone()).expect("every area has its ports"),
+        );
         let meter = Meter::Table(metered);
         Api {
             transport,
@@ -197,7 +199,7 @@ impl Api {
 
     /// The object storage behind the API.
     pub fn blobs(&self) -> Arc<dyn Blobs> {
-        self.ctx.blobs.clone().expect("the harness configures object storage")
+        self.ctx.blobs().cloned().expect("the harness configures object storage")
     }
 
     /// Table calls made while `request` runs (the principal cache is warmed first by the

@@ -134,7 +134,9 @@ impl Api {
         let config = super::test_config(&self.vars);
         self.ctx = self.ctx.clone().with_config(config);
         match &mut self.transport {
-            Transport::InProcess(router) => *router = local_gateway::app(self.ctx.clone()),
+            Transport::InProcess(router) => {
+                *router = local_gateway::app(self.ctx.clone()).expect("every area has its ports")
+            }
             Transport::Http { base, .. } => {
                 let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
                 *base = format!("http://{}", listener.local_addr().unwrap());

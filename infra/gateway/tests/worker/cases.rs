@@ -236,7 +236,7 @@ pub async fn an_event_that_could_not_be_sent_is_delivered_by_the_outbox_sweep(ap
         recorder.set_outage("*", "sqs", false);
     } else {
         let broken = api.ctx.clone().with_events(Arc::new(Unreachable));
-        let app = local_gateway::app(broken.clone());
+        let app = local_gateway::app(broken.clone()).expect("every area has its ports");
         let request = axum::http::Request::builder()
             .method("PUT")
             .uri(format!("/api/v1/admin/articles/{id}/publish"))
@@ -246,7 +246,16 @@ pub async fn an_event_that_could_not_be_sent_is_delivered_by_the_outbox_sweep(ap
         let response = tower::ServiceExt::oneshot(app, request).await.unwrap();
         assert_eq!(response.status(), 200, "the publish succeeds although the queue is down");
         assert_eq!(outbox().await.len(), 1, "the event waits in the outbox");
-        assert_eq!(events::sweep(&broken, Duration::ZERO).await.ok(), None, "still unreachable");
+        assert_eq!(
+            events::sweep(
+                &blog_shared::area::AreaState::from_context(&broken).unwrap(),
+                Duration::ZERO
+            )
+            .await
+            .ok(),
+            None,
+            "still unreachable"
+        );
     }
     assert_eq!(api.sweep_outbox().await.unwrap(), 1);
     let event = api.next_event().await.expect("delivered by the sweep");

@@ -4,37 +4,45 @@ mod handlers;
 pub mod model;
 pub mod repo;
 
-use axum::{
-    routing::{get, post, put},
-    Router,
-};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-use crate::context::AppContext;
+use crate::{
+    area::{Area, Endpoints, Needs},
+    context::AppContext,
+};
 
 /// Base path of the public area.
 pub const BASE: &str = "/api/v1/categories";
 /// Base path of the administration.
 pub const ADMIN_BASE: &str = "/api/v1/admin/categories";
 
-/// The public reads (paths relative to [`BASE`]).
-#[derive(utoipa::OpenApi)]
-#[openapi(paths(handlers::list, handlers::tree, handlers::by_slug))]
-pub struct PublicApi;
+/// Public reads and administration (functions/categories).
+pub const AREA: Area = Area::of::<CategoriesEndpoints>(
+    "categories",
+    "Category tree, list and administration (envelope: string `code` \"200\")",
+    Needs::TOKENS,
+);
 
-/// The administration (paths relative to [`ADMIN_BASE`]).
-#[derive(utoipa::OpenApi)]
-#[openapi(paths(handlers::create, handlers::update, handlers::delete))]
-pub struct AdminApi;
+/// The categories area's endpoints.
+pub struct CategoriesEndpoints;
 
-/// The categories area (public reads and administration).
-pub fn router(ctx: AppContext) -> Router {
-    let public = Router::new()
-        .route("/", get(handlers::list))
-        .route("/tree", get(handlers::tree))
-        .route("/slug/{slug}", get(handlers::by_slug));
-    let admin = Router::new()
-        .route("/", post(handlers::create))
-        .route("/{id}", put(handlers::update).delete(handlers::delete));
-    let public = crate::http::answers::reused(public, &ctx);
-    crate::http::areas(vec![(BASE, public), (ADMIN_BASE, admin)], ctx)
+impl Endpoints for CategoriesEndpoints {
+    type State = AppContext;
+
+    fn routes() -> OpenApiRouter<AppContext> {
+        let public = OpenApiRouter::new()
+            .routes(routes!(handlers::list))
+            .routes(routes!(handlers::tree))
+            .routes(routes!(handlers::by_slug));
+        let admin = OpenApiRouter::new()
+            .routes(routes!(handlers::create))
+            .routes(routes!(handlers::update, handlers::delete));
+        OpenApiRouter::new().nest(BASE, public).nest(ADMIN_BASE, admin)
+    }
+
+    /// The public reads' answers are kept (the layer passes everything but a `GET` through,
+    /// and the administration has none).
+    fn layer(router: axum::Router<AppContext>, ctx: &AppContext) -> axum::Router<AppContext> {
+        crate::http::answers::reused(router, ctx)
+    }
 }
