@@ -30,3 +30,27 @@ async fn a_function_without_tokens_verifies_none_signed_with_the_configured_secr
     let own = public.tokens.issue(1, "ada", &["ROLE_USER".into()]).unwrap();
     assert!(other.tokens.verify(&own).is_none(), "each start draws a key of its own");
 }
+
+#[tokio::test]
+async fn an_area_whose_port_the_process_lacks_refuses_to_build_its_router_naming_the_variable() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = function_context(config(&dir), Needs::TOKENS).await.unwrap();
+    for (function, variable) in [
+        (&blog_shared::api::FILES, "BLOG_BUCKET_NAME"),
+        (&blog_shared::api::ADMIN_ARTICLES, "BLOG_EVENTS_QUEUE_URL"),
+    ] {
+        let error = format!("{:#}", function.router(&ctx).err().expect("no router"));
+        assert!(error.contains(variable), "{}: {error}", function.name);
+    }
+    assert!(blog_shared::api::AUTH.router(&ctx).is_ok(), "auth needs no port beyond the table");
+}
+
+#[test]
+fn every_function_needs_the_ports_of_its_areas() {
+    let files = blog_shared::api::FILES.needs();
+    assert!(files.tokens && files.blobs && !files.events);
+    let ops = blog_shared::api::OPS.needs();
+    assert!(ops.actuator && ops.blobs && ops.events && !ops.tokens);
+    let public = blog_shared::api::ARTICLES.needs();
+    assert_eq!(public, Needs::PUBLIC, "anonymous reads fetch no secret at cold start");
+}
