@@ -39,7 +39,7 @@ async fn an_area_whose_port_the_process_lacks_refuses_to_build_its_router_naming
         (&blog_shared::api::FILES, "BLOG_BUCKET_NAME"),
         (&blog_shared::api::ADMIN_ARTICLES, "BLOG_EVENTS_QUEUE_URL"),
     ] {
-        let error = format!("{:#}", function.router(&ctx).err().expect("no router"));
+        let error = format!("{:#}", function.router(&ctx).expect_err("no router"));
         assert!(error.contains(variable), "{}: {error}", function.name);
     }
     assert!(blog_shared::api::AUTH.router(&ctx).is_ok(), "auth needs no port beyond the table");

@@ -103,7 +103,7 @@ fn context(table: Arc<dyn Table>, admin_username: &str) -> AppContext {
 /// the bootstrap.
 fn auth_function(ctx: &AppContext) -> axum::Router {
     let bootstrap = AdminBootstrap::new(ctx.clone()).unwrap();
-    blog_shared::http::finish(bootstrap.guard(blog_shared::api::AUTH.router(&ctx).unwrap()))
+    blog_shared::http::finish(bootstrap.guard(blog_shared::api::AUTH.router(ctx).unwrap()))
 }
 
 async fn admin_login(function: &axum::Router) -> (StatusCode, Value) {
