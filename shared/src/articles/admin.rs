@@ -7,6 +7,7 @@ use futures::join;
 use crate::{
     auth::principal::AdminOnly,
     context::AppContext,
+    http::docs::{IdParam, Null, FORBIDDEN, INTERNAL, UNAUTHORIZED},
     http::{
         articles::{
             ArticleEnvelope as Envelope, ArticleError, ArticleErrorEnvelope as Error, ArticleOk,
@@ -14,7 +15,6 @@ use crate::{
         extract::{JsonBody, PathId},
     },
     ids::{next_id, IdKind},
-    openapi::{IdParam, Null, FORBIDDEN, INTERNAL, UNAUTHORIZED},
     ports::table::Table,
     taxonomy::{categories, tags},
 };

@@ -5,13 +5,13 @@ use axum::extract::State;
 use crate::{
     auth::principal::AdminOnly,
     context::AppContext,
+    http::docs::{IdParam, BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED},
     http::{
         articles::{
             ArticleEnvelope as Envelope, ArticleError, ArticleErrorEnvelope as Error, ArticleOk,
         },
         extract::{PathId, QueryParams},
     },
-    openapi::{IdParam, BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED},
 };
 
 use super::{

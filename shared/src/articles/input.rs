@@ -42,10 +42,10 @@ pub struct ArticleInput {
     cover_image: Option<String>,
     /// An existing category; absent or `null` for none.
     #[serde(default, deserialize_with = "present")]
-    #[schema(schema_with = crate::openapi::id_input_or_null)]
+    #[schema(schema_with = crate::http::docs::id_input_or_null)]
     category_id: Option<Value>,
     /// Existing tags, at most 10 distinct ones (repeated ids count once).
-    #[schema(schema_with = crate::openapi::id_inputs_or_null)]
+    #[schema(schema_with = crate::http::docs::id_inputs_or_null)]
     tag_ids: Option<Vec<Value>>,
     /// Pinned: 0 (default) or 1.
     #[schema(minimum = 0, maximum = 1)]

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::openapi::{api_time, api_time_or_null, id_string, id_string_or_empty};
+use crate::http::docs::{api_time, api_time_or_null, id_string, id_string_or_empty};
 
 /// Article status (spec 3.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,11 +4,11 @@ use axum::extract::State;
 
 use crate::{
     context::AppContext,
+    http::docs::{IdParam, INTERNAL},
     http::{
         articles::{ArticleEnvelope, ArticleError, ArticleErrorEnvelope, ArticleOk},
         extract::{PathId, QueryParams},
     },
-    openapi::{IdParam, INTERNAL},
 };
 
 use super::{

@@ -6,11 +6,11 @@ use utoipa::ToSchema;
 
 use crate::{
     context::AppContext,
+    http::docs::{Null, INTERNAL, UNAUTHORIZED},
     http::{
         account::{AccountEnvelope, AccountError, AccountErrorEnvelope, AccountOk},
         extract::{ClientAddress, JsonBody},
     },
-    openapi::{Null, INTERNAL, UNAUTHORIZED},
     users::{
         model::{
             parse_nickname, Email, Password, StoredUser, UserView, Username, ROLE_USER,
@@ -149,7 +149,7 @@ pub struct LoginResponse {
 }
 
 fn bearer() -> utoipa::openapi::Object {
-    crate::openapi::string_enum("Always `Bearer`", ["Bearer"])
+    crate::http::docs::string_enum("Always `Bearer`", ["Bearer"])
 }
 
 /// The account in a login answer.

@@ -6,11 +6,11 @@ use axum::extract::State;
 use crate::{
     auth::principal::Authenticated,
     context::AppContext,
+    http::docs::{IdParam, Null},
     http::{
         extract::PathId,
         files::{FileEnvelope as Envelope, FileError, FileErrorEnvelope as Error, FileOk},
     },
-    openapi::{IdParam, Null},
 };
 
 use super::{

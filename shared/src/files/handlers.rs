@@ -11,11 +11,11 @@ use serde::Deserialize;
 use crate::{
     auth::principal::{Authenticated, Principal},
     context::AppContext,
+    http::docs::{IdParam, Null},
     http::{
         extract::{JsonBody, PathId, QueryParams},
         files::{FileEnvelope as Envelope, FileError, FileErrorEnvelope as Error, FileOk},
     },
-    openapi::{IdParam, Null},
     ports::{
         blobs::{Blobs, UploadSpec},
         table::{Key, Table, TableError},

@@ -10,7 +10,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::{log_internal, ApiError, INTERNAL_MESSAGE};
-use crate::openapi::{integer_enum, string_enum, Null};
+use crate::http::docs::{integer_enum, string_enum, Null};
 
 /// A successful auth/users response.
 pub struct AccountOk<T>(pub T);

@@ -10,7 +10,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::{log_internal, ApiError, INTERNAL_MESSAGE};
-use crate::openapi::{integer_enum, Null};
+use crate::http::docs::{integer_enum, Null};
 
 /// A successful article response with its status (200, or 201 on create) and message.
 pub struct ArticleOk<T> {

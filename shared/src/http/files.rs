@@ -10,7 +10,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::{log_internal, ApiError};
-use crate::openapi::{integer_enum, string_enum, Null};
+use crate::http::docs::{integer_enum, string_enum, Null};
 
 fn timestamp() -> i64 {
     chrono::Utc::now().timestamp_millis()

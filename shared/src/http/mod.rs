@@ -6,6 +6,7 @@ pub mod account;
 pub mod answers;
 pub mod articles;
 pub mod cors;
+pub mod docs;
 pub mod extract;
 pub mod files;
 pub mod ops;

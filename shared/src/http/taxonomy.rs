@@ -10,7 +10,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::{log_internal, ApiError, INTERNAL_MESSAGE};
-use crate::openapi::{string_enum, Null};
+use crate::http::docs::{string_enum, Null};
 
 /// A successful categories/tags response.
 pub struct TaxonomyOk<T>(pub T);

@@ -9,9 +9,9 @@ use crate::{
     context::AppContext,
     http::{
         account::{AccountEnvelope, AccountError, AccountErrorEnvelope, AccountOk},
+        docs::Null,
         extract::{JsonBody, PathId},
     },
-    openapi::Null,
 };
 
 use super::{
@@ -25,7 +25,7 @@ use super::{
 type Body<T> = JsonBody<T, AccountError>;
 type Id = PathId<AccountError>;
 
-use crate::openapi::{BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED};
+use crate::http::docs::{BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED};
 
 async fn load(ctx: &AppContext, id: u64) -> Result<StoredUser, AccountError> {
     repo::find_by_id(ctx.table.as_ref(), id)
@@ -180,7 +180,7 @@ pub async fn update_me(
     operation_id = "getUser",
     tag = "users",
     security(("bearerAuth" = [])),
-    params(crate::openapi::IdParam),
+    params(crate::http::docs::IdParam),
     responses(
         (status = 200, description = "The account", body = AccountEnvelope<UserView>),
         (status = 400, description = BAD_ID, body = AccountErrorEnvelope),
@@ -226,7 +226,7 @@ pub struct AdminUpdate {
     operation_id = "updateUser",
     tag = "users",
     security(("bearerAuth" = [])),
-    params(crate::openapi::IdParam),
+    params(crate::http::docs::IdParam),
     request_body = AdminUpdate,
     responses(
         (status = 200, description = "The updated account", body = AccountEnvelope<UserView>),
@@ -289,7 +289,7 @@ pub async fn update_user(
     operation_id = "deleteUser",
     tag = "users",
     security(("bearerAuth" = [])),
-    params(crate::openapi::IdParam),
+    params(crate::http::docs::IdParam),
     responses(
         (status = 200, description = "Deleted, or there was no such user",
             body = AccountEnvelope<Null>),

@@ -11,11 +11,11 @@ use utoipa::{
 use crate::{
     auth::principal::AdminOnly,
     context::AppContext,
+    http::docs::{IdParam, Null, BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED},
     http::{
         extract::{JsonBody, PathId},
         taxonomy::{TaxonomyEnvelope, TaxonomyError, TaxonomyErrorEnvelope, TaxonomyOk},
     },
-    openapi::{IdParam, Null, BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED},
     taxonomy::fields,
 };
 
@@ -121,7 +121,7 @@ pub struct CategoryInput {
     /// Parent category (an existing one, not this category nor a descendant); `null` makes it a
     /// root.
     #[serde(default, deserialize_with = "fields::present")]
-    #[schema(schema_with = crate::openapi::id_input_or_null)]
+    #[schema(schema_with = crate::http::docs::id_input_or_null)]
     parent_id: Option<Value>,
 }
 
@@ -133,7 +133,7 @@ pub struct NewCategory(CategoryInput);
 impl PartialSchema for NewCategory {
     fn schema() -> RefOr<Schema> {
         let about = "Body of create: `name` and `slug` required.";
-        crate::openapi::with_required(CategoryInput::schema(), &["name", "slug"], about)
+        crate::http::docs::with_required(CategoryInput::schema(), &["name", "slug"], about)
     }
 }
 

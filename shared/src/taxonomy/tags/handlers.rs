@@ -11,11 +11,11 @@ use crate::{
     articles::maintenance,
     auth::principal::AdminOnly,
     context::AppContext,
+    http::docs::{IdParam, Null, BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED},
     http::{
         extract::{JsonBody, PathId, QueryParams},
         taxonomy::{TaxonomyEnvelope, TaxonomyError, TaxonomyErrorEnvelope, TaxonomyOk},
     },
-    openapi::{IdParam, Null, BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED},
     taxonomy::fields,
 };
 
@@ -54,7 +54,7 @@ pub struct ListQuery {
 fn order_schema() -> utoipa::openapi::Object {
     let about = "`article_count` (highest first, the default), `create_time` (newest first) or \
         `name` (ascending)";
-    crate::openapi::string_enum(about, ["article_count", "create_time", "name"])
+    crate::http::docs::string_enum(about, ["article_count", "create_time", "name"])
 }
 
 async fn sorted(
@@ -177,7 +177,7 @@ pub struct NewTag(TagInput);
 impl PartialSchema for NewTag {
     fn schema() -> RefOr<Schema> {
         let about = "Body of create: `name` and `slug` required; `color` defaults to `#6C757D`.";
-        crate::openapi::with_required(TagInput::schema(), &["name", "slug"], about)
+        crate::http::docs::with_required(TagInput::schema(), &["name", "slug"], about)
     }
 }
 
