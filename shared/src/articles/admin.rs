@@ -7,12 +7,10 @@ use futures::join;
 use crate::{
     auth::principal::AdminOnly,
     context::AppContext,
-    http::docs::{IdParam, Null, FORBIDDEN, INTERNAL, UNAUTHORIZED},
     http::{
-        articles::{
-            ArticleEnvelope as Envelope, ArticleError, ArticleErrorEnvelope as Error, ArticleOk,
-        },
+        docs::{IdParam, Null, FORBIDDEN, INTERNAL, UNAUTHORIZED},
         extract::{JsonBody, PathId},
+        Failure,
     },
     ids::{next_id, IdKind},
     ports::table::Table,
@@ -21,6 +19,9 @@ use crate::{
 
 use super::{
     content,
+    envelope::{
+        ArticleEnvelope as Envelope, ArticleError, ArticleErrorEnvelope as Error, ArticleOk,
+    },
     events::{self, outbox_write, ArticlePublishedEvent},
     input::{ArticleInput, Validated, MAX_BODY_BYTES},
     lifecycle::{self, Action},
@@ -42,7 +43,7 @@ fn store_error(error: StoreError) -> ArticleError {
     match error {
         StoreError::Stale => ArticleError::VersionConflict,
         StoreError::MissingCategory(_) | StoreError::MissingTag(_) => {
-            ArticleError::Param(error.to_string())
+            Failure::Invalid(error.to_string()).into()
         }
         StoreError::Table(error) => error.into(),
     }
@@ -65,7 +66,7 @@ async fn category_name(table: &dyn Table, id: Option<u64>) -> Result<Option<Stri
     };
     let category = categories::repo::find(table, id).await?;
     let category = category
-        .ok_or_else(|| ArticleError::Param(format!("categoryId: category {id} does not exist")))?;
+        .ok_or_else(|| Failure::Invalid(format!("categoryId: category {id} does not exist")))?;
     Ok(Some(category.name))
 }
 
@@ -86,7 +87,7 @@ async fn tag_refs(table: &dyn Table, input: &Validated) -> Result<Vec<TagRef>, A
         let tag = found
             .iter()
             .find(|t| t.id == *id)
-            .ok_or_else(|| ArticleError::Param(format!("tagIds: tag {id} does not exist")))?;
+            .ok_or_else(|| Failure::Invalid(format!("tagIds: tag {id} does not exist")))?;
         refs.push(TagRef {
             id: tag.id.to_string(),
             name: tag.name.clone(),
@@ -107,10 +108,11 @@ fn apply(
     let rendered = content::render(&input.content);
     let body_bytes = input.content.len() + rendered.html.len() + rendered.toc_json.len();
     if body_bytes > MAX_BODY_BYTES {
-        return Err(ArticleError::Param(format!(
+        return Err(Failure::Invalid(format!(
             "content renders to {body_bytes} bytes with its HTML and contents, more than the \
              {MAX_BODY_BYTES} an article holds: shorten it"
-        )));
+        ))
+        .into());
     }
     head.title = input.title;
     head.summary = input.summary.unwrap_or_else(|| content::summarize(&rendered.plain_text, 200));

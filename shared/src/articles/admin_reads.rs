@@ -5,17 +5,17 @@ use axum::extract::State;
 use crate::{
     auth::principal::AdminOnly,
     context::AppContext,
-    http::docs::{IdParam, BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED},
     http::{
-        articles::{
-            ArticleEnvelope as Envelope, ArticleError, ArticleErrorEnvelope as Error, ArticleOk,
-        },
+        docs::{IdParam, BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED},
         extract::{PathId, QueryParams},
     },
 };
 
 use super::{
     admin::existing,
+    envelope::{
+        ArticleEnvelope as Envelope, ArticleError, ArticleErrorEnvelope as Error, ArticleOk,
+    },
     input::ListQuery,
     model::{ArticleHead, Detail, ListItem, Page, Status},
     read,

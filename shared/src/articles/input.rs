@@ -5,9 +5,11 @@ use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
 use crate::http::{
-    articles::ArticleError,
     extract::{id_from_json, parse_id, present},
+    Failure,
 };
+
+use super::envelope::ArticleError;
 
 /// Most tags one article may carry.
 pub const MAX_TAGS: usize = 10;
@@ -87,7 +89,7 @@ pub struct Validated {
 }
 
 fn invalid(message: impl Into<String>) -> ArticleError {
-    ArticleError::Param(message.into())
+    Failure::Invalid(message.into()).into()
 }
 
 fn flag(name: &str, value: Option<i64>) -> Result<i64, ArticleError> {

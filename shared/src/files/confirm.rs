@@ -6,14 +6,14 @@ use axum::extract::State;
 use crate::{
     auth::principal::Authenticated,
     context::AppContext,
-    http::docs::{IdParam, Null},
     http::{
+        docs::{IdParam, Null},
         extract::PathId,
-        files::{FileEnvelope as Envelope, FileError, FileErrorEnvelope as Error, FileOk},
     },
 };
 
 use super::{
+    envelope::{FileEnvelope as Envelope, FileError, FileErrorEnvelope as Error, FileOk},
     handlers::{
         back_off, blobs, table_error, visible, Caller, Id, ATTEMPTS, NOT_FOUND, STORAGE,
         UNAUTHORIZED,

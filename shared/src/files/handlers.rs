@@ -11,10 +11,9 @@ use serde::Deserialize;
 use crate::{
     auth::principal::{Authenticated, Principal},
     context::AppContext,
-    http::docs::{IdParam, Null},
     http::{
+        docs::{IdParam, Null},
         extract::{JsonBody, PathId, QueryParams},
-        files::{FileEnvelope as Envelope, FileError, FileErrorEnvelope as Error, FileOk},
     },
     ports::{
         blobs::{Blobs, UploadSpec},
@@ -23,6 +22,7 @@ use crate::{
 };
 
 use super::{
+    envelope::{FileEnvelope as Envelope, FileError, FileErrorEnvelope as Error, FileOk},
     input::{self, NewUpload, PresignInput},
     model::{FileRecord, FileView, ObjectRecord, PresignedView, COMPLETED, PENDING},
     removal::remove_objects,

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 
-use crate::http::files::FileError;
+use super::envelope::FileError;
 
 /// Largest file: 10 MB.
 pub const MAX_FILE_SIZE: i64 = 10 * 1024 * 1024;

@@ -130,7 +130,7 @@ pub async fn reuse(State(ctx): State<AppContext>, request: Request, next: Next) 
             // A handler's body is in memory and of the size it announced: this cannot happen.
             tracing::error!(%error, uri, "reading an answer to keep it failed");
             let body = serde_json::json!({
-                "code": 500, "message": super::INTERNAL_MESSAGE, "data": null
+                "code": 500, "message": super::error::INTERNAL_MESSAGE, "data": null
             });
             (StatusCode::INTERNAL_SERVER_ERROR, axum::Json(body)).into_response()
         }

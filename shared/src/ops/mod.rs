@@ -2,6 +2,7 @@
 //! probes, build information, metrics (JSON and Prometheus text), and logger levels that change
 //! in every running instance. Served by the ops function and the local gateway.
 
+pub mod envelope;
 mod health;
 mod info;
 mod loggers;
@@ -18,7 +19,9 @@ use axum::{
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use crate::{context::AppContext, http::ops::OpsError};
+use crate::{context::AppContext, http::Failure};
+
+use envelope::OpsError;
 
 /// Base path of the actuator.
 pub const BASE: &str = "/actuator";
@@ -39,7 +42,7 @@ pub const BASE: &str = "/actuator";
         loggers::one,
         loggers::configure,
     ),
-    components(schemas(crate::http::ops::OpsErrorBody, loggers::LevelChange))
+    components(schemas(envelope::OpsErrorBody, loggers::LevelChange))
 )]
 pub struct OpsApi;
 
@@ -79,7 +82,7 @@ const TOKEN_REQUIRED: &str =
     security((), ("actuatorToken" = [])),
     responses(
         (status = 200, description = "`_links` to every endpoint", body = utoipa::openapi::Object),
-        (status = 401, description = TOKEN_REQUIRED, body = crate::http::ops::OpsErrorBody),
+        (status = 401, description = TOKEN_REQUIRED, body = envelope::OpsErrorBody),
     )
 )]
 async fn index() -> Json<Value> {
@@ -117,7 +120,8 @@ async fn require_token(
                 Sha256::digest(given.trim().as_bytes()) == Sha256::digest(expected.as_bytes())
             });
         if !matches {
-            return Err(OpsError::Unauthorized("the actuator requires its bearer token".into()));
+            let message = "the actuator requires its bearer token";
+            return Err(Failure::Unauthorized(message.into()).into());
         }
     }
     Ok(next.run(request).await)
@@ -136,16 +140,17 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for LoggerPath {
         let axum::extract::Path(raw) =
             axum::extract::Path::<String>::from_request_parts(parts, state)
                 .await
-                .map_err(|rejection| OpsError::Invalid(rejection.body_text()))?;
-        let name = crate::telemetry::levels::LoggerName::parse(&raw).map_err(OpsError::Invalid)?;
+                .map_err(|rejection| Failure::Invalid(rejection.body_text()))?;
+        let name = crate::telemetry::levels::LoggerName::parse(&raw).map_err(Failure::Invalid)?;
         if name.as_str() != crate::telemetry::levels::ROOT
             && !crate::telemetry::targets::is_known(name.as_str())
         {
-            return Err(OpsError::Invalid(format!(
+            return Err(Failure::Invalid(format!(
                 "no logger `{}`: ROOT, a module path of the service (blog_shared::articles) or a \
                  crate it logs through (aws_sdk_dynamodb, hyper, ...)",
                 name.as_str()
-            )));
+            ))
+            .into());
         }
         Ok(Self(name))
     }

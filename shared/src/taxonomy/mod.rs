@@ -2,6 +2,7 @@
 //! articles feature changes inside its own transactions.
 
 pub mod categories;
+pub mod envelope;
 mod fields;
 mod slugs;
 pub mod tags;

@@ -1,5 +1,6 @@
 //! User accounts: own profile, and administration of other accounts.
 
+pub mod envelope;
 mod handlers;
 pub mod model;
 pub mod repo;
