@@ -91,3 +91,24 @@ impl std::ops::Deref for AppContext {
         &self.0
     }
 }
+
+impl crate::telemetry::layer::ObserveState for AppContext {
+    fn telemetry(&self) -> &Telemetry {
+        &self.telemetry
+    }
+    fn table(&self) -> &dyn Table {
+        self.0.table.as_ref()
+    }
+    fn in_lambda(&self) -> bool {
+        self.config.in_lambda
+    }
+}
+
+impl crate::http::answers::ReuseState for AppContext {
+    fn answers(&self) -> &Answers {
+        &self.answers
+    }
+    fn change_stamp(&self) -> Option<u64> {
+        self.0.table.change_stamp()
+    }
+}

@@ -11,7 +11,7 @@ use utoipa::{
     PartialSchema, ToSchema,
 };
 
-use super::extract::MAX_ID;
+use crate::ids::MAX_ID;
 
 /// Name of the bearer-token security scheme that protected operations require.
 pub const BEARER: &str = "bearerAuth";

@@ -10,25 +10,19 @@ pub mod extract;
 
 pub use error::{ApiError, Failure};
 
+use crate::telemetry::layer::{observe, ObserveState};
+
 /// Mounts an area's routes under its base path with the shared state and the CORS policy.
-pub fn area(
-    base: &str,
-    routes: axum::Router<crate::context::AppContext>,
-    ctx: crate::context::AppContext,
-) -> axum::Router {
+pub fn area<S: ObserveState>(base: &str, routes: axum::Router<S>, ctx: S) -> axum::Router {
     areas(vec![(base, routes)], ctx)
 }
 
 /// Mounts several route sets of one area (e.g. public and admin) under their base paths.
-pub fn areas(
-    mounts: Vec<(&str, axum::Router<crate::context::AppContext>)>,
-    ctx: crate::context::AppContext,
-) -> axum::Router {
+pub fn areas<S: ObserveState>(mounts: Vec<(&str, axum::Router<S>)>, ctx: S) -> axum::Router {
     let router = mounts
         .into_iter()
         .fold(axum::Router::new(), |router, (base, routes)| router.nest(base, routes));
-    let observe =
-        axum::middleware::from_fn_with_state(ctx.clone(), crate::telemetry::layer::observe);
+    let observe = axum::middleware::from_fn_with_state(ctx.clone(), observe::<S>);
     cors::apply(router.layer(observe).with_state(ctx))
 }
 
