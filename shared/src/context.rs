@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::{
-    auth::{principal::PrincipalCache, tokens::TokenKeys},
+    access::{PrincipalCache, TokenKeys},
     config::Config,
     http::answers::Answers,
     ports::{blobs::Blobs, embedder::Embedder, events::EventQueue, table::Table},

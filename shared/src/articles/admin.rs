@@ -5,7 +5,6 @@ use axum::extract::State;
 use futures::join;
 
 use crate::{
-    auth::principal::AdminOnly,
     context::AppContext,
     http::{
         docs::{IdParam, Null, FORBIDDEN, INTERNAL, UNAUTHORIZED},
@@ -15,6 +14,7 @@ use crate::{
     ids::{next_id, IdKind},
     ports::table::Table,
     taxonomy::{categories, tags},
+    users::principal::AdminOnly,
 };
 
 use super::{

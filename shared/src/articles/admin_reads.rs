@@ -3,12 +3,12 @@
 use axum::extract::State;
 
 use crate::{
-    auth::principal::AdminOnly,
     context::AppContext,
     http::{
         docs::{IdParam, BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED},
         extract::{PathId, QueryParams},
     },
+    users::principal::AdminOnly,
 };
 
 use super::{

@@ -17,11 +17,12 @@ use crate::{
             parse_nickname, Email, Password, StoredUser, UserView, Username, ROLE_USER,
             STATUS_ACTIVE,
         },
+        principal::Authenticated,
         repo::{self, StoreError},
     },
 };
 
-use super::{password, principal::Authenticated, throttle};
+use super::{password, throttle};
 
 type Body<T> = JsonBody<T, AccountError>;
 

@@ -4,12 +4,12 @@
 use axum::extract::State;
 
 use crate::{
-    auth::principal::Authenticated,
     context::AppContext,
     http::{
         docs::{IdParam, Null},
         extract::PathId,
     },
+    users::principal::Authenticated,
 };
 
 use super::{

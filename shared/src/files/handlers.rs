@@ -9,7 +9,6 @@ use futures::try_join;
 use serde::Deserialize;
 
 use crate::{
-    auth::principal::{Authenticated, Principal},
     context::AppContext,
     http::{
         docs::{IdParam, Null},
@@ -19,6 +18,7 @@ use crate::{
         blobs::{Blobs, UploadSpec},
         table::{Key, Table, TableError},
     },
+    users::principal::{Authenticated, Principal},
 };
 
 use super::{

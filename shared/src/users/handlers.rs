@@ -5,7 +5,6 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use crate::{
-    auth::principal::{AdminOnly, Authenticated, Principal},
     context::AppContext,
     http::{
         docs::Null,
@@ -20,6 +19,7 @@ use super::{
         parse_avatar, parse_nickname, parse_roles, roles_or_null_schema, Email, StoredUser,
         UserView, ROLE_ADMIN,
     },
+    principal::{AdminOnly, Authenticated, Principal},
     repo::{self, StoreError},
 };
 

@@ -9,7 +9,6 @@ use utoipa::{
 
 use crate::{
     articles::maintenance,
-    auth::principal::AdminOnly,
     context::AppContext,
     http::{
         docs::{IdParam, Null, BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED},
@@ -20,6 +19,7 @@ use crate::{
         envelope::{TaxonomyEnvelope, TaxonomyError, TaxonomyErrorEnvelope, TaxonomyOk},
         fields,
     },
+    users::principal::AdminOnly,
 };
 
 use super::{
