@@ -13,7 +13,7 @@ use crate::{
     },
     ids::{next_id, IdKind},
     ports::table::Table,
-    taxonomy::{categories, tags},
+    taxonomy,
     users::principal::AdminOnly,
 };
 
@@ -64,36 +64,21 @@ async fn category_name(table: &dyn Table, id: Option<u64>) -> Result<Option<Stri
     let Some(id) = id else {
         return Ok(None);
     };
-    let category = categories::repo::find(table, id).await?;
-    let category = category
-        .ok_or_else(|| Failure::Invalid(format!("categoryId: category {id} does not exist")))?;
-    Ok(Some(category.name))
+    let name = taxonomy::category_name(table, id).await?;
+    let name =
+        name.ok_or_else(|| Failure::Invalid(format!("categoryId: category {id} does not exist")))?;
+    Ok(Some(name))
 }
 
 async fn tag_refs(table: &dyn Table, input: &Validated) -> Result<Vec<TagRef>, ArticleError> {
-    let keys: Vec<_> = input.tag_ids.iter().map(|id| tags::repo::tag_key(*id)).collect();
-    let found: Vec<tags::model::TagRecord> = if keys.is_empty() {
-        Vec::new()
-    } else {
-        table
-            .get_many(&keys)
-            .await?
-            .into_iter()
-            .map(crate::records::from_item)
-            .collect::<Result<_, _>>()?
-    };
+    let found = taxonomy::tag_labels(table, &input.tag_ids).await?;
     let mut refs = Vec::new();
     for id in &input.tag_ids {
         let tag = found
             .iter()
             .find(|t| t.id == *id)
             .ok_or_else(|| Failure::Invalid(format!("tagIds: tag {id} does not exist")))?;
-        refs.push(TagRef {
-            id: tag.id.to_string(),
-            name: tag.name.clone(),
-            slug: tag.slug.clone(),
-            color: tag.color.clone(),
-        });
+        refs.push(TagRef::from(tag));
     }
     Ok(refs)
 }

@@ -12,12 +12,13 @@ use crate::{
     context::AppContext,
     http::{
         docs::{IdParam, Null, BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED},
+        error::ResultExt,
         extract::{JsonBody, PathId},
         Failure,
     },
     taxonomy::{
         envelope::{TaxonomyEnvelope, TaxonomyError, TaxonomyErrorEnvelope, TaxonomyOk},
-        fields,
+        fields, Followers,
     },
     users::principal::AdminOnly,
 };
@@ -289,11 +290,8 @@ pub async fn update(
         match repo::update(table, snapshot.version, &before, &after).await {
             Ok(()) => {
                 if before.name != after.name {
-                    crate::articles::maintenance::refresh_category(table, id, &after.name)
-                        .await
-                        .map_err(|e| {
-                            Failure::Internal(anyhow::Error::new(e).context("renaming in articles"))
-                        })?;
+                    let renamed = ctx.category_renamed(id, &after.name).await;
+                    renamed.or_internal("renaming in articles")?;
                 }
                 return Ok(TaxonomyOk(after.view()));
             }

@@ -8,16 +8,16 @@ use utoipa::{
 };
 
 use crate::{
-    articles::maintenance,
     context::AppContext,
     http::{
         docs::{IdParam, Null, BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED},
+        error::ResultExt,
         extract::{JsonBody, PathId, QueryParams},
         Failure,
     },
     taxonomy::{
         envelope::{TaxonomyEnvelope, TaxonomyError, TaxonomyErrorEnvelope, TaxonomyOk},
-        fields,
+        fields, Followers, TagLabel,
     },
     users::principal::AdminOnly,
 };
@@ -30,6 +30,8 @@ use super::{
 type Body<T> = JsonBody<T, TaxonomyError>;
 type Admin = AdminOnly<TaxonomyError>;
 
+/// Context of a failure to update the articles carrying a tag.
+const ARTICLES_OF_A_TAG: &str = "updating the articles of a tag";
 const MISSING: &str = "tag does not exist";
 
 fn limit(raw: Option<i64>, default: Option<usize>) -> Result<Option<usize>, TaxonomyError> {
@@ -202,10 +204,6 @@ impl TagInput {
     }
 }
 
-fn articles_error(error: crate::articles::store::StoreError) -> Failure {
-    Failure::Internal(anyhow::Error::new(error).context("updating the articles of a tag"))
-}
-
 fn write_error(error: WriteError) -> Failure {
     match error {
         WriteError::SlugTaken => Failure::Conflict("slug is already used by another tag".into()),
@@ -293,7 +291,7 @@ pub async fn update(
     after.update_time = crate::time::now_string();
     repo::update(table, &before, &after).await.map_err(write_error)?;
     if (&before.name, &before.slug, &before.color) != (&after.name, &after.slug, &after.color) {
-        maintenance::refresh_tag(table, &after).await.map_err(articles_error)?;
+        ctx.tag_changed(&TagLabel::of(&after)).await.or_internal(ARTICLES_OF_A_TAG)?;
     }
     Ok(TaxonomyOk(after.view()))
 }
@@ -324,7 +322,7 @@ pub async fn delete(
 ) -> Result<TaxonomyOk<()>, TaxonomyError> {
     let table = ctx.table.as_ref();
     let tag = repo::find(table, id).await?.ok_or_else(|| Failure::NotFound(MISSING.into()))?;
-    maintenance::detach_tag(table, id).await.map_err(articles_error)?;
+    ctx.tag_removed(id).await.or_internal(ARTICLES_OF_A_TAG)?;
     repo::delete(table, &tag).await.map_err(write_error)?;
     Ok(TaxonomyOk(()))
 }
