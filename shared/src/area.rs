@@ -4,7 +4,8 @@
 //! with `utoipa_axum::routes!`. The router, the OpenAPI description, the template's routes and
 //! the sample events' coverage all follow from that list (docs/architecture.md).
 
-use std::{ops::Deref, sync::Arc};
+use std::ops::Deref;
+use std::sync::Arc;
 
 use axum::{extract::FromRef, Router};
 use utoipa::openapi::OpenApi;
@@ -188,8 +189,10 @@ fn router_of<E: Endpoints>(ctx: &AppContext) -> anyhow::Result<Router> {
     let state = E::State::from_context(ctx)?;
     let (routes, _) = E::routes().split_for_parts();
     let routes = E::layer(routes, &state).with_state(state);
-    let observe =
-        axum::middleware::from_fn_with_state(ctx.clone(), crate::telemetry::layer::observe);
+    let observe = axum::middleware::from_fn_with_state(
+        ctx.clone(),
+        crate::telemetry::layer::observe::<AppContext>,
+    );
     Ok(crate::http::cors::apply(routes.layer(observe)))
 }
 

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::{
-    auth::{principal::PrincipalCache, tokens::TokenKeys},
+    access::{PrincipalCache, TokenKeys},
     config::Config,
     http::answers::Answers,
     ports::{blobs::Blobs, embedder::Embedder, events::EventQueue, table::Table},
@@ -121,5 +121,26 @@ impl std::ops::Deref for AppContext {
 
     fn deref(&self) -> &Parts {
         &self.0
+    }
+}
+
+impl crate::telemetry::layer::ObserveState for AppContext {
+    fn telemetry(&self) -> &Telemetry {
+        &self.telemetry
+    }
+    fn table(&self) -> &dyn Table {
+        self.0.table.as_ref()
+    }
+    fn in_lambda(&self) -> bool {
+        self.config.in_lambda
+    }
+}
+
+impl crate::http::answers::ReuseState for AppContext {
+    fn answers(&self) -> &Answers {
+        &self.answers
+    }
+    fn change_stamp(&self) -> Option<u64> {
+        self.0.table.change_stamp()
     }
 }

@@ -1,10 +1,10 @@
 //! Entity ids: one atomic counter item per kind, so ids are small, unique across every Lambda
 //! instance, and always within the 53 bits a JavaScript client reads exactly.
 
-use crate::{
-    http::extract::MAX_ID,
-    ports::table::{AttributeValue, Key, Table, TableError, Update},
-};
+use crate::ports::table::{AttributeValue, Key, Table, TableError, Update};
+
+/// Largest id any entity may have: every id fits in 53 bits (JavaScript-safe).
+pub const MAX_ID: u64 = 9_007_199_254_740_991;
 
 /// Kinds of entity that draw ids.
 #[derive(Clone, Copy, Debug)]

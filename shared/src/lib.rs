@@ -2,6 +2,7 @@
 //! access), the ports they use and the adapters behind those ports, and the composition that
 //! the Lambda functions and the local gateway share.
 
+pub mod access;
 pub mod api;
 pub mod area;
 pub mod articles;

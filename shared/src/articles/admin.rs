@@ -5,22 +5,23 @@ use axum::extract::State;
 use futures::join;
 
 use crate::{
-    auth::principal::AdminOnly,
     context::AppContext,
     http::{
-        articles::{
-            ArticleEnvelope as Envelope, ArticleError, ArticleErrorEnvelope as Error, ArticleOk,
-        },
+        docs::{IdParam, Null, FORBIDDEN, INTERNAL, UNAUTHORIZED},
         extract::{JsonBody, PathId},
+        Failure,
     },
     ids::{next_id, IdKind},
-    openapi::{IdParam, Null, FORBIDDEN, INTERNAL, UNAUTHORIZED},
     ports::table::Table,
-    taxonomy::{categories, tags},
+    taxonomy,
+    users::principal::AdminOnly,
 };
 
 use super::{
     content,
+    envelope::{
+        ArticleEnvelope as Envelope, ArticleError, ArticleErrorEnvelope as Error, ArticleOk,
+    },
     events::{self, outbox_write, ArticlePublishedEvent},
     input::{ArticleInput, Validated, MAX_BODY_BYTES},
     lifecycle::{self, Action},
@@ -43,7 +44,7 @@ fn store_error(error: StoreError) -> ArticleError {
     match error {
         StoreError::Stale => ArticleError::VersionConflict,
         StoreError::MissingCategory(_) | StoreError::MissingTag(_) => {
-            ArticleError::Param(error.to_string())
+            Failure::Invalid(error.to_string()).into()
         }
         StoreError::Table(error) => error.into(),
     }
@@ -64,36 +65,21 @@ async fn category_name(table: &dyn Table, id: Option<u64>) -> Result<Option<Stri
     let Some(id) = id else {
         return Ok(None);
     };
-    let category = categories::repo::find(table, id).await?;
-    let category = category
-        .ok_or_else(|| ArticleError::Param(format!("categoryId: category {id} does not exist")))?;
-    Ok(Some(category.name))
+    let name = taxonomy::category_name(table, id).await?;
+    let name =
+        name.ok_or_else(|| Failure::Invalid(format!("categoryId: category {id} does not exist")))?;
+    Ok(Some(name))
 }
 
 async fn tag_refs(table: &dyn Table, input: &Validated) -> Result<Vec<TagRef>, ArticleError> {
-    let keys: Vec<_> = input.tag_ids.iter().map(|id| tags::repo::tag_key(*id)).collect();
-    let found: Vec<tags::model::TagRecord> = if keys.is_empty() {
-        Vec::new()
-    } else {
-        table
-            .get_many(&keys)
-            .await?
-            .into_iter()
-            .map(crate::records::from_item)
-            .collect::<Result<_, _>>()?
-    };
+    let found = taxonomy::tag_labels(table, &input.tag_ids).await?;
     let mut refs = Vec::new();
     for id in &input.tag_ids {
         let tag = found
             .iter()
             .find(|t| t.id == *id)
-            .ok_or_else(|| ArticleError::Param(format!("tagIds: tag {id} does not exist")))?;
-        refs.push(TagRef {
-            id: tag.id.to_string(),
-            name: tag.name.clone(),
-            slug: tag.slug.clone(),
-            color: tag.color.clone(),
-        });
+            .ok_or_else(|| Failure::Invalid(format!("tagIds: tag {id} does not exist")))?;
+        refs.push(TagRef::from(tag));
     }
     Ok(refs)
 }
@@ -108,10 +94,11 @@ fn apply(
     let rendered = content::render(&input.content);
     let body_bytes = input.content.len() + rendered.html.len() + rendered.toc_json.len();
     if body_bytes > MAX_BODY_BYTES {
-        return Err(ArticleError::Param(format!(
+        return Err(Failure::Invalid(format!(
             "content renders to {body_bytes} bytes with its HTML and contents, more than the \
              {MAX_BODY_BYTES} an article holds: shorten it"
-        )));
+        ))
+        .into());
     }
     head.title = input.title;
     head.summary = input.summary.unwrap_or_else(|| content::summarize(&rendered.plain_text, 200));

@@ -3,19 +3,19 @@
 use axum::extract::State;
 
 use crate::{
-    auth::principal::AdminOnly,
     context::AppContext,
     http::{
-        articles::{
-            ArticleEnvelope as Envelope, ArticleError, ArticleErrorEnvelope as Error, ArticleOk,
-        },
+        docs::{IdParam, BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED},
         extract::{PathId, QueryParams},
     },
-    openapi::{IdParam, BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED},
+    users::principal::AdminOnly,
 };
 
 use super::{
     admin::existing,
+    envelope::{
+        ArticleEnvelope as Envelope, ArticleError, ArticleErrorEnvelope as Error, ArticleOk,
+    },
     input::ListQuery,
     model::{ArticleHead, Detail, ListItem, Page, Status},
     read,

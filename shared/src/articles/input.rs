@@ -5,9 +5,11 @@ use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
 use crate::http::{
-    articles::ArticleError,
     extract::{id_from_json, parse_id, present},
+    Failure,
 };
+
+use super::envelope::ArticleError;
 
 /// Most tags one article may carry.
 pub const MAX_TAGS: usize = 10;
@@ -42,10 +44,10 @@ pub struct ArticleInput {
     cover_image: Option<String>,
     /// An existing category; absent or `null` for none.
     #[serde(default, deserialize_with = "present")]
-    #[schema(schema_with = crate::openapi::id_input_or_null)]
+    #[schema(schema_with = crate::http::docs::id_input_or_null)]
     category_id: Option<Value>,
     /// Existing tags, at most 10 distinct ones (repeated ids count once).
-    #[schema(schema_with = crate::openapi::id_inputs_or_null)]
+    #[schema(schema_with = crate::http::docs::id_inputs_or_null)]
     tag_ids: Option<Vec<Value>>,
     /// Pinned: 0 (default) or 1.
     #[schema(minimum = 0, maximum = 1)]
@@ -87,7 +89,7 @@ pub struct Validated {
 }
 
 fn invalid(message: impl Into<String>) -> ArticleError {
-    ArticleError::Param(message.into())
+    Failure::Invalid(message.into()).into()
 }
 
 fn flag(name: &str, value: Option<i64>) -> Result<i64, ArticleError> {

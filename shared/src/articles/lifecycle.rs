@@ -1,8 +1,6 @@
 //! The status transitions of spec 3.1, as one table.
 
-use crate::http::articles::ArticleError;
-
-use super::model::Status;
+use super::{envelope::ArticleError, model::Status};
 
 /// A state-changing operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

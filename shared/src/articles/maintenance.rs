@@ -4,9 +4,10 @@
 //! through the gsi2 link partitions, and its version rises like on any other change.
 
 use crate::{
+    context::AppContext,
     ports::table::{Index, Query, Table},
     records::{number, query_all},
-    taxonomy::tags::model::TagRecord,
+    taxonomy::{Followers, TagLabel},
 };
 
 use super::{
@@ -59,13 +60,8 @@ pub async fn refresh_category(
 }
 
 /// Shows a tag's new name, slug and colour in its articles.
-pub async fn refresh_tag(table: &dyn Table, tag: &TagRecord) -> Result<(), StoreError> {
-    let fresh = TagRef {
-        id: tag.id.to_string(),
-        name: tag.name.clone(),
-        slug: tag.slug.clone(),
-        color: tag.color.clone(),
-    };
+pub async fn refresh_tag(table: &dyn Table, tag: &TagLabel) -> Result<(), StoreError> {
+    let fresh = TagRef::from(tag);
     for id in linked(table, keys::tag_links(tag.id)).await? {
         change(table, id, |head| {
             head.tags.iter_mut().filter(|t| t.id == fresh.id).for_each(|t| *t = fresh.clone())
@@ -82,4 +78,19 @@ pub async fn detach_tag(table: &dyn Table, tag_id: u64) -> Result<(), StoreError
         change(table, id, |head| head.tags.retain(|t| t.id != tag)).await?;
     }
     Ok(())
+}
+
+/// Categories and tags reach the articles through these (taxonomy calls them, knowing no article).
+impl Followers for AppContext {
+    async fn category_renamed(&self, category_id: u64, name: &str) -> anyhow::Result<()> {
+        Ok(refresh_category(self.table.as_ref(), category_id, name).await?)
+    }
+
+    async fn tag_changed(&self, tag: &TagLabel) -> anyhow::Result<()> {
+        Ok(refresh_tag(self.table.as_ref(), tag).await?)
+    }
+
+    async fn tag_removed(&self, tag_id: u64) -> anyhow::Result<()> {
+        Ok(detach_tag(self.table.as_ref(), tag_id).await?)
+    }
 }

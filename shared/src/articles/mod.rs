@@ -3,6 +3,7 @@
 mod admin;
 mod admin_reads;
 pub mod content;
+pub mod envelope;
 pub mod events;
 pub mod followup;
 mod input;

@@ -3,7 +3,10 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::openapi::{api_time, api_time_or_null, id_string, id_string_or_empty};
+use crate::{
+    http::docs::{api_time, api_time_or_null, id_string, id_string_or_empty},
+    taxonomy::TagLabel,
+};
 
 /// Article status (spec 3.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,6 +66,17 @@ pub struct TagRef {
     /// Colour `#RRGGBB`.
     #[schema(pattern = "^#[0-9A-Fa-f]{6}$")]
     pub color: String,
+}
+
+impl From<&TagLabel> for TagRef {
+    fn from(tag: &TagLabel) -> Self {
+        Self {
+            id: tag.id.to_string(),
+            name: tag.name.clone(),
+            slug: tag.slug.clone(),
+            color: tag.color.clone(),
+        }
+    }
 }
 
 /// The small part of an article: everything a list shows, plus state (`ARTICLE#<id>`/`A#HEAD`).

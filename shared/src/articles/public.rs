@@ -5,13 +5,14 @@ use axum::extract::State;
 use crate::{
     context::AppContext,
     http::{
-        articles::{ArticleEnvelope, ArticleError, ArticleErrorEnvelope, ArticleOk},
+        docs::{IdParam, INTERNAL},
         extract::{PathId, QueryParams},
+        Failure,
     },
-    openapi::{IdParam, INTERNAL},
 };
 
 use super::{
+    envelope::{ArticleEnvelope, ArticleError, ArticleErrorEnvelope, ArticleOk},
     input::ListQuery,
     model::{ArticleHead, Detail, ListItem, Page, RelatedItem, Status},
     read::{self, Filter},
@@ -55,7 +56,9 @@ pub async fn related(
         None | Some("") => 5,
         Some(raw) => match raw.parse::<usize>() {
             Ok(limit) if (1..=20).contains(&limit) => limit,
-            _ => return Err(ArticleError::Param("limit must be an integer from 1 to 20".into())),
+            _ => {
+                return Err(Failure::Invalid("limit must be an integer from 1 to 20".into()).into())
+            }
         },
     };
     let heads = related::related(ctx.table.as_ref(), id, limit)

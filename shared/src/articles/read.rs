@@ -11,7 +11,7 @@ use futures::{future::try_join_all, try_join};
 use crate::{
     ports::table::{Index, Item, Key, Query, SortKey, Table, TableError},
     records::{self, number, query_all},
-    taxonomy::{categories, tags},
+    taxonomy,
 };
 
 use super::{
@@ -117,19 +117,19 @@ pub async fn public_page(
         }
         (None, Some(category), None) => {
             let query = listing(keys::published_in_category(category));
-            counted_page(table, query, offset, wanted, categories::repo::category_key(category))
+            counted_page(table, query, offset, wanted, taxonomy::category_listing_head(category))
                 .await
         }
         (None, None, Some(tag)) => {
             let query = listing(keys::published_with_tag(tag));
-            counted_page(table, query, offset, wanted, tags::repo::tag_key(tag)).await
+            counted_page(table, query, offset, wanted, taxonomy::tag_listing_head(tag)).await
         }
         _ => filtered_page(table, filter, keyword, offset, size as usize).await,
     }
 }
 
 /// A page of a category's or tag's listing partition: one Query, which the category or tag
-/// item heads (its `articleCount` is the total, see [`crate::taxonomy::LISTING_HEAD`]), then one
+/// item heads (its count is the total, see [`crate::taxonomy::LISTING_HEAD`]), then one
 /// BatchGetItem of the page's heads (at most 100: one call). A taxonomy item without the listing
 /// keys (written before they existed) is read in that batch instead.
 async fn counted_page(
@@ -153,7 +153,7 @@ async fn counted_page(
     let mut heads: HashMap<u64, ArticleHead> = HashMap::new();
     for item in head.into_iter().chain(fetched) {
         if Key::of(&item).as_ref() == Some(&counter) {
-            total = number(&item, "articleCount").unwrap_or(0).max(0) as u64;
+            total = taxonomy::published_count(&item);
         } else {
             let head: ArticleHead = records::from_item(item)?;
             heads.insert(head.id, head);

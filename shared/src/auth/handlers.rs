@@ -7,20 +7,22 @@ use utoipa::ToSchema;
 use crate::{
     context::AppContext,
     http::{
-        account::{AccountEnvelope, AccountError, AccountErrorEnvelope, AccountOk},
+        docs::{Null, INTERNAL, UNAUTHORIZED},
         extract::{ClientAddress, JsonBody},
+        Failure,
     },
-    openapi::{Null, INTERNAL, UNAUTHORIZED},
     users::{
+        envelope::{AccountEnvelope, AccountError, AccountErrorEnvelope, AccountOk},
         model::{
             parse_nickname, Email, Password, StoredUser, UserView, Username, ROLE_USER,
             STATUS_ACTIVE,
         },
+        principal::Authenticated,
         repo::{self, StoreError},
     },
 };
 
-use super::{password, principal::Authenticated, throttle};
+use super::{password, throttle};
 
 type Body<T> = JsonBody<T, AccountError>;
 
@@ -72,12 +74,12 @@ pub async fn register(
     State(ctx): State<AppContext>,
     JsonBody(request, ..): Body<RegisterRequest>,
 ) -> Result<AccountOk<UserView>, AccountError> {
-    let username = Username::parse(&request.username).map_err(AccountError::BadRequest)?;
-    let password = Password::parse(&request.password).map_err(AccountError::BadRequest)?;
-    let email = Email::parse(&request.email).map_err(AccountError::BadRequest)?;
+    let username = Username::parse(&request.username).map_err(Failure::Invalid)?;
+    let password = Password::parse(&request.password).map_err(Failure::Invalid)?;
+    let email = Email::parse(&request.email).map_err(Failure::Invalid)?;
     let nickname = match request.nickname.as_deref() {
         None | Some("") => username.as_str().to_string(),
-        Some(raw) => parse_nickname(raw).map_err(AccountError::BadRequest)?,
+        Some(raw) => parse_nickname(raw).map_err(Failure::Invalid)?,
     };
     let user =
         new_account(&ctx, username, password, email, nickname, vec![ROLE_USER.into()]).await?;
@@ -112,12 +114,12 @@ pub(crate) async fn new_account(
     match repo::create(table, &user).await {
         Ok(()) => Ok(user),
         Err(StoreError::UsernameTaken) => {
-            Err(AccountError::BadRequest("username is already taken".into()))
+            Err(Failure::Invalid("username is already taken".into()).into())
         }
         Err(StoreError::EmailTaken) => {
-            Err(AccountError::BadRequest("email is already registered".into()))
+            Err(Failure::Invalid("email is already registered".into()).into())
         }
-        Err(other) => Err(AccountError::Internal(other.into())),
+        Err(other) => Err(Failure::Internal(other.into()).into()),
     }
 }
 
@@ -149,7 +151,7 @@ pub struct LoginResponse {
 }
 
 fn bearer() -> utoipa::openapi::Object {
-    crate::openapi::string_enum("Always `Bearer`", ["Bearer"])
+    crate::http::docs::string_enum("Always `Bearer`", ["Bearer"])
 }
 
 /// The account in a login answer.
@@ -191,10 +193,10 @@ pub async fn login(
     let table = ctx.table.as_ref();
     let login = request.username.trim();
     if login.is_empty() || request.password.is_empty() {
-        return Err(AccountError::BadRequest("username and password are required".into()));
+        return Err(Failure::Invalid("username and password are required".into()).into());
     }
     if login.chars().count() > throttle::MAX_LOGIN_CHARS {
-        return Err(AccountError::Unauthorized(BAD_CREDENTIALS.into()));
+        return Err(Failure::Unauthorized(BAD_CREDENTIALS.into()).into());
     }
     let user = repo::find_by_login(table, login).await?;
     // One counter per account, whether it signs in with its name or its e-mail.
@@ -211,7 +213,7 @@ pub async fn login(
     let Some(user) = user.filter(|u| verified && u.is_active()) else {
         let login = throttle::digest(&name);
         tracing::info!(login, address, verified, "failed login");
-        return Err(AccountError::Unauthorized(BAD_CREDENTIALS.into()));
+        return Err(Failure::Unauthorized(BAD_CREDENTIALS.into()).into());
     };
     throttle::succeeded(table, &attempt).await?;
     let token = ctx.tokens.issue(user.id, &user.username, &user.roles)?;

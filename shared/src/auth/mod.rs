@@ -1,12 +1,11 @@
-//! Authentication: registration, login, logout, tokens, password hashing, login throttling and
-//! the extractors that identify callers for every other area.
+//! Authentication: registration, login, logout, password hashing and login throttling, on the
+//! accounts of the users feature. Tokens are signed with [`crate::access::TokenKeys`]; callers
+//! are identified for every area by [`crate::users::principal`].
 
 pub mod bootstrap;
 mod handlers;
 pub mod password;
-pub mod principal;
 mod throttle;
-pub mod tokens;
 
 use utoipa_axum::{router::OpenApiRouter, routes};
 

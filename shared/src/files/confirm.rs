@@ -4,16 +4,16 @@
 use axum::extract::State;
 
 use crate::{
-    auth::principal::Authenticated,
     files::FilesContext,
     http::{
+        docs::{IdParam, Null},
         extract::PathId,
-        files::{FileEnvelope as Envelope, FileError, FileErrorEnvelope as Error, FileOk},
     },
-    openapi::{IdParam, Null},
+    users::principal::Authenticated,
 };
 
 use super::{
+    envelope::{FileEnvelope as Envelope, FileError, FileErrorEnvelope as Error, FileOk},
     handlers::{
         back_off, table_error, visible, Caller, Id, ATTEMPTS, NOT_FOUND, STORAGE, UNAUTHORIZED,
     },

@@ -9,21 +9,21 @@ use futures::try_join;
 use serde::Deserialize;
 
 use crate::{
-    auth::principal::{Authenticated, Principal},
     context::AppContext,
     files::FilesContext,
     http::{
+        docs::{IdParam, Null},
         extract::{JsonBody, PathId, QueryParams},
-        files::{FileEnvelope as Envelope, FileError, FileErrorEnvelope as Error, FileOk},
     },
-    openapi::{IdParam, Null},
     ports::{
         blobs::{Blobs, UploadSpec},
         table::{Key, Table, TableError},
     },
+    users::principal::{Authenticated, Principal},
 };
 
 use super::{
+    envelope::{FileEnvelope as Envelope, FileError, FileErrorEnvelope as Error, FileOk},
     input::{self, NewUpload, PresignInput},
     model::{FileRecord, FileView, ObjectRecord, PresignedView, COMPLETED, PENDING},
     removal::remove_objects,

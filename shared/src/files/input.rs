@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 
-use crate::http::files::FileError;
+use super::envelope::FileError;
 
 /// Largest file: 10 MB.
 pub const MAX_FILE_SIZE: i64 = 10 * 1024 * 1024;
@@ -55,7 +55,7 @@ pub struct PresignInput {
 
 fn permitted_types() -> utoipa::openapi::Object {
     let about = "MIME type (case-insensitive): JPEG, PNG, GIF, WebP, PDF or DOCX";
-    crate::openapi::string_enum(about, PERMITTED.map(|(mime, _)| mime))
+    crate::http::docs::string_enum(about, PERMITTED.map(|(mime, _)| mime))
 }
 
 /// A validated upload request.

@@ -4,6 +4,7 @@
 //! through the service (the blobs port signs URLs instead).
 
 mod confirm;
+pub mod envelope;
 mod handlers;
 pub mod input;
 pub mod model;

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::openapi::{api_time, id_string};
+use crate::http::docs::{api_time, id_string};
 
 /// `uploadStatus` of a record created by presigned and not confirmed yet.
 pub const PENDING: u8 = 0;
@@ -147,7 +147,7 @@ pub struct FileView {
 }
 
 fn storage_types() -> utoipa::openapi::Object {
-    crate::openapi::string_enum("The storage provider", ["S3", "LOCAL"])
+    crate::http::docs::string_enum("The storage provider", ["S3", "LOCAL"])
 }
 
 /// Answer of presigned: spec 4.7 plus `uploadHeaders`, the headers to send with the PUT

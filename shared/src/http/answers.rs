@@ -23,7 +23,13 @@ use axum::{
 };
 use lru::LruCache;
 
-use crate::context::AppContext;
+/// What [`reuse`] needs of a router's state (the application context provides it).
+pub trait ReuseState: Clone + Send + Sync + 'static {
+    /// The answers kept in this process.
+    fn answers(&self) -> &Answers;
+    /// The table's change stamp ([`crate::ports::table::Table::change_stamp`]).
+    fn change_stamp(&self) -> Option<u64>;
+}
 
 /// Bytes of kept answers (bodies and URIs) at most.
 const BUDGET_BYTES: usize = 16 << 20;
@@ -98,9 +104,10 @@ impl Answers {
 
 /// Layer of the public reads: answers a `GET` from the kept answers when the table is
 /// unchanged, otherwise runs the handler and keeps its answer (see the module documentation).
-pub async fn reuse(State(ctx): State<AppContext>, request: Request, next: Next) -> Response {
-    let stamp = match ctx.answers.enabled && request.method() == Method::GET {
-        true => ctx.table.change_stamp(),
+pub async fn reuse<S: ReuseState>(State(ctx): State<S>, request: Request, next: Next) -> Response {
+    let answers = ctx.answers();
+    let stamp = match answers.enabled && request.method() == Method::GET {
+        true => ctx.change_stamp(),
         false => None,
     };
     let Some(stamp) = stamp else { return next.run(request).await };
@@ -109,7 +116,7 @@ pub async fn reuse(State(ctx): State<AppContext>, request: Request, next: Next) 
         Some(OriginalUri(original)) => original.to_string(),
         None => request.uri().to_string(),
     };
-    if let Some(answer) = ctx.answers.get(&uri, stamp) {
+    if let Some(answer) = answers.get(&uri, stamp) {
         return ([(CONTENT_TYPE, answer.content_type)], answer.body).into_response();
     }
     let response = next.run(request).await;
@@ -123,14 +130,14 @@ pub async fn reuse(State(ctx): State<AppContext>, request: Request, next: Next) 
     let (parts, body) = response.into_parts();
     match axum::body::to_bytes(body, MAX_ANSWER_BYTES).await {
         Ok(body) => {
-            ctx.answers.keep(&uri, stamp, Answer { content_type, body: body.clone() });
+            answers.keep(&uri, stamp, Answer { content_type, body: body.clone() });
             Response::from_parts(parts, Body::from(body))
         }
         Err(error) => {
             // A handler's body is in memory and of the size it announced: this cannot happen.
             tracing::error!(%error, uri, "reading an answer to keep it failed");
             let body = serde_json::json!({
-                "code": 500, "message": super::INTERNAL_MESSAGE, "data": null
+                "code": 500, "message": super::error::INTERNAL_MESSAGE, "data": null
             });
             (StatusCode::INTERNAL_SERVER_ERROR, axum::Json(body)).into_response()
         }
@@ -138,8 +145,8 @@ pub async fn reuse(State(ctx): State<AppContext>, request: Request, next: Next) 
 }
 
 /// Puts `routes` (public reads only: see the module documentation) behind [`reuse`].
-pub fn reused(routes: axum::Router<AppContext>, ctx: &AppContext) -> axum::Router<AppContext> {
-    routes.route_layer(axum::middleware::from_fn_with_state(ctx.clone(), reuse))
+pub fn reused<S: ReuseState>(routes: axum::Router<S>, ctx: &S) -> axum::Router<S> {
+    routes.route_layer(axum::middleware::from_fn_with_state(ctx.clone(), reuse::<S>))
 }
 
 #[cfg(test)]

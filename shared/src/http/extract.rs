@@ -12,8 +12,7 @@ use serde::de::DeserializeOwned;
 
 use super::ApiError;
 
-/// Largest id any entity may have: every id fits in 53 bits (JavaScript-safe).
-pub const MAX_ID: u64 = 9_007_199_254_740_991;
+pub use crate::ids::MAX_ID;
 
 /// A JSON request body of type `T`; failures answer `E::invalid` naming the field.
 pub struct JsonBody<T, E>(pub T, pub PhantomData<E>);

@@ -1,35 +1,14 @@
-//! HTTP plumbing shared by every feature: the four response envelope families with their error
-//! enums (each mapped to HTTP in one place), request extractors that answer bad input in the
-//! caller's envelope, CORS, and the kept answers of public reads.
+//! HTTP plumbing shared by every feature, knowing none: the core error every area's envelope
+//! writes (mapped to HTTP in one place), the OpenAPI pieces the areas share, request extractors
+//! that answer bad input in the caller's envelope, CORS, and the kept answers of public reads.
 
-pub mod account;
 pub mod answers;
-pub mod articles;
 pub mod cors;
+pub mod docs;
+pub mod error;
 pub mod extract;
-pub mod files;
-pub mod ops;
-pub mod taxonomy;
 
-/// What every envelope family's error type offers the shared extractors and the auth layer.
-pub trait ApiError: axum::response::IntoResponse + Send + Sized + 'static {
-    /// A parameter error (400 in every family); `message` names the field.
-    fn invalid(message: impl Into<String>) -> Self;
-    /// Not signed in, token missing, malformed, tampered or expired (401).
-    fn unauthorized(message: impl Into<String>) -> Self;
-    /// Signed in without the required role (403).
-    fn forbidden(message: impl Into<String>) -> Self;
-    /// Something failed inside; details go to the log, never to the client (500).
-    fn internal(error: anyhow::Error) -> Self;
-}
-
-/// Logs an internal error once, with its chain, where it is turned into a 5xx.
-pub(crate) fn log_internal(error: &anyhow::Error) {
-    tracing::error!(error = format!("{error:#}"), "internal error");
-}
-
-/// Message sent to clients for every 5xx.
-pub(crate) const INTERNAL_MESSAGE: &str = "internal server error";
+pub use error::{ApiError, Failure};
 
 /// Answer for a path no area serves (404), in the plain `{code, message, data}` shape.
 pub async fn no_route() -> impl axum::response::IntoResponse {

@@ -13,7 +13,7 @@ use axum::{
 };
 use tokio::sync::OnceCell;
 
-use crate::{context::AppContext, http::account::AccountError, http::ApiError, setup};
+use crate::{context::AppContext, http::ApiError, setup, users::envelope::AccountError};
 
 /// The administrator bootstrap of one cold start; clones share it.
 #[derive(Clone)]

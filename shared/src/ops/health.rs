@@ -105,7 +105,7 @@ fn disk_component(ctx: &AppContext) -> Component {
         (status = 200, description = "`{status: UP, components: {db, diskSpace, storage, queue}}`, \
             each component `{status, details}`; `details` only behind the actuator's token",
             body = utoipa::openapi::Object),
-        (status = 401, description = super::TOKEN_REQUIRED, body = crate::http::ops::OpsErrorBody),
+        (status = 401, description = super::TOKEN_REQUIRED, body = super::envelope::OpsErrorBody),
         (status = 503, description = "A required component (db, diskSpace, storage) is DOWN",
             body = utoipa::openapi::Object),
     )

@@ -21,7 +21,7 @@ fn rfc3339(epoch_seconds: &str) -> Option<String> {
     responses(
         (status = 200, description = "`{app: {name, version, function}, build: {version, time}, \
             git: {branch, commit: {id, fullId, time}}}`", body = utoipa::openapi::Object),
-        (status = 401, description = super::TOKEN_REQUIRED, body = crate::http::ops::OpsErrorBody),
+        (status = 401, description = super::TOKEN_REQUIRED, body = super::envelope::OpsErrorBody),
     )
 )]
 pub async fn info(_: super::ActuatorAccess, State(ctx): State<AppContext>) -> Json<Value> {

@@ -9,12 +9,14 @@ use serde_json::{json, Map, Value};
 use super::LoggerPath;
 use crate::{
     context::AppContext,
-    http::{extract::JsonBody, ops::OpsError},
+    http::{extract::JsonBody, Failure},
     telemetry::{
         levels::{Level, LoggerLevels, LoggerName, ROOT},
         targets::MAX_CONFIGURED,
     },
 };
+
+use super::envelope::OpsError;
 
 /// Body of a level change; a missing or null `configuredLevel` removes the override.
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -50,7 +52,7 @@ fn document(levels: LoggerLevels) -> Value {
     responses(
         (status = 200, description = "`{levels, loggers: {<name>: {configuredLevel, effectiveLevel}}}`",
             body = utoipa::openapi::Object),
-        (status = 401, description = super::TOKEN_REQUIRED, body = crate::http::ops::OpsErrorBody),
+        (status = 401, description = super::TOKEN_REQUIRED, body = super::envelope::OpsErrorBody),
     )
 )]
 pub async fn all(
@@ -59,7 +61,7 @@ pub async fn all(
 ) -> Result<Json<Value>, OpsError> {
     let levels = &ctx.telemetry.levels;
     levels.refresh(ctx.table.as_ref()).await?;
-    let root = LoggerName::parse(ROOT).map_err(OpsError::Invalid)?;
+    let root = LoggerName::parse(ROOT).map_err(Failure::Invalid)?;
     let mut loggers = Map::new();
     loggers.insert(ROOT.into(), document(levels.levels_of(&root)));
     for (name, logger) in levels.configured() {
@@ -80,8 +82,8 @@ pub async fn all(
     security((), ("actuatorToken" = [])),
     responses(
         (status = 200, description = "`{configuredLevel, effectiveLevel}`", body = utoipa::openapi::Object),
-        (status = 400, description = BAD_NAME, body = crate::http::ops::OpsErrorBody),
-        (status = 401, description = super::TOKEN_REQUIRED, body = crate::http::ops::OpsErrorBody),
+        (status = 400, description = BAD_NAME, body = super::envelope::OpsErrorBody),
+        (status = 401, description = super::TOKEN_REQUIRED, body = super::envelope::OpsErrorBody),
     )
 )]
 pub async fn one(
@@ -106,8 +108,8 @@ pub async fn one(
     security((), ("actuatorToken" = [])),
     responses(
         (status = 204, description = "Stored; every running instance applies it within 60 s"),
-        (status = 400, description = BAD_NAME, body = crate::http::ops::OpsErrorBody),
-        (status = 401, description = super::TOKEN_REQUIRED, body = crate::http::ops::OpsErrorBody),
+        (status = 400, description = BAD_NAME, body = super::envelope::OpsErrorBody),
+        (status = 401, description = super::TOKEN_REQUIRED, body = super::envelope::OpsErrorBody),
     )
 )]
 pub async fn configure(
@@ -120,17 +122,18 @@ pub async fn configure(
         .configured_level
         .map(|raw| raw.parse::<Level>())
         .transpose()
-        .map_err(OpsError::Invalid)?;
+        .map_err(Failure::Invalid)?;
     let levels = &ctx.telemetry.levels;
     if level.is_some() {
         levels.refresh(ctx.table.as_ref()).await?;
         let configured = levels.configured();
         let new = !configured.iter().any(|(configured, _)| *configured == name);
         if new && configured.len() >= MAX_CONFIGURED {
-            return Err(OpsError::Invalid(format!(
+            return Err(Failure::Invalid(format!(
                 "at most {MAX_CONFIGURED} loggers may have a level: remove one first \
                  ({{\"configuredLevel\": null}})"
-            )));
+            ))
+            .into());
         }
     }
     levels.configure(ctx.table.as_ref(), &name, level).await?;

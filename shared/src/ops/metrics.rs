@@ -11,12 +11,14 @@ use serde_json::{json, Value};
 
 use crate::{
     context::AppContext,
-    http::ops::OpsError,
+    http::Failure,
     telemetry::{
         metrics::{SeriesKey, Stats},
         store::MetricsView,
     },
 };
+
+use super::envelope::OpsError;
 
 /// How a meter's readings combine across series (and across instances).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,7 +73,7 @@ pub fn meter(name: &str) -> Option<&'static Meter> {
     security((), ("actuatorToken" = [])),
     responses(
         (status = 200, description = "`{names: [...]}`", body = utoipa::openapi::Object),
-        (status = 401, description = super::TOKEN_REQUIRED, body = crate::http::ops::OpsErrorBody),
+        (status = 401, description = super::TOKEN_REQUIRED, body = super::envelope::OpsErrorBody),
     )
 )]
 pub async fn names(_: super::ActuatorAccess) -> Json<Value> {
@@ -87,7 +89,7 @@ fn tag_filters(query: Option<&str>) -> Result<Vec<(String, String)>, OpsError> {
             Some((key, value)) if !key.is_empty() && !value.is_empty() => {
                 Ok((key.to_string(), value.to_string()))
             }
-            _ => Err(OpsError::Invalid(format!("tag must be `key:value`, not `{value}`"))),
+            _ => Err(Failure::Invalid(format!("tag must be `key:value`, not `{value}`")).into()),
         })
         .collect()
 }
@@ -185,10 +187,10 @@ pub fn describe(meter: &Meter, view: &MetricsView, filters: &[(String, String)])
     responses(
         (status = 200, description = "`{name, description, baseUnit, measurements: [{statistic, \
             value}], availableTags: [{tag, values}]}`", body = utoipa::openapi::Object),
-        (status = 400, description = "A `tag` is not `key:value`", body = crate::http::ops::OpsErrorBody),
-        (status = 401, description = super::TOKEN_REQUIRED, body = crate::http::ops::OpsErrorBody),
+        (status = 400, description = "A `tag` is not `key:value`", body = super::envelope::OpsErrorBody),
+        (status = 401, description = super::TOKEN_REQUIRED, body = super::envelope::OpsErrorBody),
         (status = 404, description = "No such metric, or no measurement has the tags",
-            body = crate::http::ops::OpsErrorBody),
+            body = super::envelope::OpsErrorBody),
     )
 )]
 pub async fn one(
@@ -197,13 +199,13 @@ pub async fn one(
     name: Result<Path<String>, axum::extract::rejection::PathRejection>,
     RawQuery(query): RawQuery,
 ) -> Result<Json<Value>, OpsError> {
-    let Path(name) = name.map_err(|rejection| OpsError::Invalid(rejection.body_text()))?;
+    let Path(name) = name.map_err(|rejection| Failure::Invalid(rejection.body_text()))?;
     let meter =
-        meter(&name).ok_or_else(|| OpsError::NotFound(format!("no metric named `{name}`")))?;
+        meter(&name).ok_or_else(|| Failure::NotFound(format!("no metric named `{name}`")))?;
     let filters = tag_filters(query.as_deref())?;
     let view = ctx.telemetry.view(ctx.table.as_ref()).await?;
     describe(meter, &view, &filters).map(Json).ok_or_else(|| {
-        OpsError::NotFound(format!("no measurement of `{name}` has the tags asked for"))
+        Failure::NotFound(format!("no measurement of `{name}` has the tags asked for")).into()
     })
 }
 

@@ -2,6 +2,7 @@
 //! probes, build information, metrics (JSON and Prometheus text), and logger levels that change
 //! in every running instance. Served by the ops function and the local gateway.
 
+pub mod envelope;
 mod health;
 mod info;
 mod loggers;
@@ -21,8 +22,10 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use crate::{
     area::{Area, Endpoints, Needs},
     context::AppContext,
-    http::ops::OpsError,
+    http::Failure,
 };
+
+use envelope::OpsError;
 
 /// Base path of the actuator.
 pub const BASE: &str = "/actuator";
@@ -42,7 +45,7 @@ pub const DOCS_PATH: &str = "/v3/api-docs";
 
 /// Components the actuator's operations name without a handler returning them.
 #[derive(utoipa::OpenApi)]
-#[openapi(components(schemas(crate::http::ops::OpsErrorBody, loggers::LevelChange)))]
+#[openapi(components(schemas(envelope::OpsErrorBody, loggers::LevelChange)))]
 struct ActuatorComponents;
 
 /// The actuator: probes always anonymous, everything else behind the optional actuator token
@@ -109,7 +112,7 @@ const TOKEN_REQUIRED: &str =
     security((), ("actuatorToken" = [])),
     responses(
         (status = 200, description = "`_links` to every endpoint", body = utoipa::openapi::Object),
-        (status = 401, description = TOKEN_REQUIRED, body = crate::http::ops::OpsErrorBody),
+        (status = 401, description = TOKEN_REQUIRED, body = envelope::OpsErrorBody),
     )
 )]
 async fn index(_: ActuatorAccess) -> Json<Value> {
@@ -150,7 +153,10 @@ impl FromRequestParts<AppContext> for ActuatorAccess {
             });
         match matches {
             true => Ok(Self),
-            false => Err(OpsError::Unauthorized("the actuator requires its bearer token".into())),
+            false => {
+                let message = "the actuator requires its bearer token";
+                Err(Failure::Unauthorized(message.into()).into())
+            }
         }
     }
 }
@@ -168,16 +174,17 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for LoggerPath {
         let axum::extract::Path(raw) =
             axum::extract::Path::<String>::from_request_parts(parts, state)
                 .await
-                .map_err(|rejection| OpsError::Invalid(rejection.body_text()))?;
-        let name = crate::telemetry::levels::LoggerName::parse(&raw).map_err(OpsError::Invalid)?;
+                .map_err(|rejection| Failure::Invalid(rejection.body_text()))?;
+        let name = crate::telemetry::levels::LoggerName::parse(&raw).map_err(Failure::Invalid)?;
         if name.as_str() != crate::telemetry::levels::ROOT
             && !crate::telemetry::targets::is_known(name.as_str())
         {
-            return Err(OpsError::Invalid(format!(
+            return Err(Failure::Invalid(format!(
                 "no logger `{}`: ROOT, a module path of the service (blog_shared::articles) or a \
                  crate it logs through (aws_sdk_dynamodb, hyper, ...)",
                 name.as_str()
-            )));
+            ))
+            .into());
         }
         Ok(Self(name))
     }

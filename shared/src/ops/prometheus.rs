@@ -10,7 +10,9 @@ use axum::{
 };
 
 use super::metrics::{MeterKind, METERS};
-use crate::{context::AppContext, http::ops::OpsError, telemetry::store::MetricsView};
+use crate::{context::AppContext, telemetry::store::MetricsView};
+
+use super::envelope::OpsError;
 
 /// Content type of the text format.
 pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
@@ -88,7 +90,7 @@ pub fn render(view: &MetricsView) -> String {
     responses(
         (status = 200, description = "Prometheus text exposition format 0.0.4", body = String,
             content_type = "text/plain; version=0.0.4; charset=utf-8"),
-        (status = 401, description = super::TOKEN_REQUIRED, body = crate::http::ops::OpsErrorBody),
+        (status = 401, description = super::TOKEN_REQUIRED, body = super::envelope::OpsErrorBody),
     )
 )]
 pub async fn scrape(

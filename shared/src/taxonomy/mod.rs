@@ -1,10 +1,21 @@
-//! Categories and tags: public reads, administration, and the article counters that the
-//! articles feature changes inside its own transactions.
+//! Categories and tags: public reads, administration, and what the articles feature uses of
+//! them, all exported here at the root: the counters it changes inside its own transactions,
+//! the listing partitions, lookups that decode the records for it ([`category_name`],
+//! [`tag_labels`], [`published_count`]), and the trait through which their changes reach the
+//! articles ([`Followers`]).
 
 pub mod categories;
+pub mod envelope;
 mod fields;
+mod followers;
+mod lookups;
 mod slugs;
 pub mod tags;
+
+pub use followers::Followers;
+pub use lookups::{
+    category_listing_head, category_name, published_count, tag_labels, tag_listing_head, TagLabel,
+};
 
 use crate::ports::table::{s, Condition, Index, Item, Key, TableError, Update, Write};
 

@@ -11,13 +11,29 @@ use axum::{
     response::Response,
 };
 
-use crate::context::AppContext;
+use crate::ports::table::Table;
+
+use super::Telemetry;
+
+/// What [`observe`] needs of a router's state (the application context provides it).
+pub trait ObserveState: Clone + Send + Sync + 'static {
+    /// The process's telemetry.
+    fn telemetry(&self) -> &Telemetry;
+    /// The table that logger levels are re-read from and metrics exported to.
+    fn table(&self) -> &dyn Table;
+    /// Whether the process runs inside Lambda.
+    fn in_lambda(&self) -> bool;
+}
 
 /// Observes one request (see the module documentation).
-pub async fn observe(State(ctx): State<AppContext>, request: Request, next: Next) -> Response {
-    let telemetry = &ctx.telemetry;
-    if ctx.config.in_lambda {
-        telemetry.refresh_levels_if_due(ctx.table.as_ref()).await;
+pub async fn observe<S: ObserveState>(
+    State(ctx): State<S>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let telemetry = ctx.telemetry();
+    if ctx.in_lambda() {
+        telemetry.refresh_levels_if_due(ctx.table()).await;
     }
     let method = metric_method(request.method()).to_owned();
     let uri = request
@@ -29,7 +45,7 @@ pub async fn observe(State(ctx): State<AppContext>, request: Request, next: Next
     let elapsed = started.elapsed();
     let status = response.status().as_u16();
     telemetry.record_request(&method, &uri, status, elapsed);
-    if ctx.config.in_lambda {
+    if ctx.in_lambda() {
         let cold_start = telemetry.cold_start();
         let line = super::emf::request_line(
             telemetry.function(),
@@ -40,7 +56,7 @@ pub async fn observe(State(ctx): State<AppContext>, request: Request, next: Next
             cold_start,
         );
         println!("{line}");
-        telemetry.export_if_due(ctx.table.as_ref()).await;
+        telemetry.export_if_due(ctx.table()).await;
     }
     response
 }

@@ -5,32 +5,33 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use crate::{
-    auth::principal::{AdminOnly, Authenticated, Principal},
     context::AppContext,
     http::{
-        account::{AccountEnvelope, AccountError, AccountErrorEnvelope, AccountOk},
+        docs::Null,
         extract::{JsonBody, PathId},
+        Failure,
     },
-    openapi::Null,
 };
 
 use super::{
+    envelope::{AccountEnvelope, AccountError, AccountErrorEnvelope, AccountOk},
     model::{
         parse_avatar, parse_nickname, parse_roles, roles_or_null_schema, Email, StoredUser,
         UserView, ROLE_ADMIN,
     },
+    principal::{AdminOnly, Authenticated, Principal},
     repo::{self, StoreError},
 };
 
 type Body<T> = JsonBody<T, AccountError>;
 type Id = PathId<AccountError>;
 
-use crate::openapi::{BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED};
+use crate::http::docs::{BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED};
 
 async fn load(ctx: &AppContext, id: u64) -> Result<StoredUser, AccountError> {
     repo::find_by_id(ctx.table.as_ref(), id)
         .await?
-        .ok_or_else(|| AccountError::NotFound("user does not exist".into()))
+        .ok_or_else(|| Failure::NotFound("user does not exist".into()).into())
 }
 
 /// The caller's account: as the token check read it in this request, or read now.
@@ -56,13 +57,13 @@ struct ProfileChanges<'a> {
 impl ProfileChanges<'_> {
     fn apply(&self, user: &mut StoredUser) -> Result<(), AccountError> {
         if let Some(nickname) = self.nickname {
-            user.nickname = parse_nickname(nickname).map_err(AccountError::BadRequest)?;
+            user.nickname = parse_nickname(nickname).map_err(Failure::Invalid)?;
         }
         if let Some(email) = self.email {
-            user.email = Email::parse(email).map_err(AccountError::BadRequest)?.as_str().into();
+            user.email = Email::parse(email).map_err(Failure::Invalid)?.as_str().into();
         }
         if let Some(avatar) = self.avatar {
-            user.avatar = parse_avatar(avatar).map_err(AccountError::BadRequest)?;
+            user.avatar = parse_avatar(avatar).map_err(Failure::Invalid)?;
         }
         Ok(())
     }
@@ -80,12 +81,12 @@ async fn save(
             Ok(after.view())
         }
         Err(StoreError::EmailTaken) => {
-            Err(AccountError::BadRequest("email is already registered".into()))
+            Err(Failure::Invalid("email is already registered".into()).into())
         }
         Err(StoreError::Concurrent) => {
-            Err(AccountError::Conflict("account was changed concurrently, please retry".into()))
+            Err(Failure::Conflict("account was changed concurrently, please retry".into()).into())
         }
-        Err(other) => Err(AccountError::Internal(other.into())),
+        Err(other) => Err(Failure::Internal(other.into()).into()),
     }
 }
 
@@ -156,12 +157,10 @@ pub async fn update_me(
 ) -> Result<AccountOk<UserView>, AccountError> {
     let before = caller_account(&ctx, principal).await?;
     if request.username.as_ref().is_some_and(|u| *u != before.username) {
-        return Err(AccountError::BadRequest("username cannot be changed".into()));
+        return Err(Failure::Invalid("username cannot be changed".into()).into());
     }
     if request.status.is_some_and(|s| s != before.status) {
-        return Err(AccountError::BadRequest(
-            "status cannot be changed on your own profile".into(),
-        ));
+        return Err(Failure::Invalid("status cannot be changed on your own profile".into()).into());
     }
     let mut after = before.clone();
     ProfileChanges {
@@ -180,7 +179,7 @@ pub async fn update_me(
     operation_id = "getUser",
     tag = "users",
     security(("bearerAuth" = [])),
-    params(crate::openapi::IdParam),
+    params(crate::http::docs::IdParam),
     responses(
         (status = 200, description = "The account", body = AccountEnvelope<UserView>),
         (status = 400, description = BAD_ID, body = AccountErrorEnvelope),
@@ -226,7 +225,7 @@ pub struct AdminUpdate {
     operation_id = "updateUser",
     tag = "users",
     security(("bearerAuth" = [])),
-    params(crate::openapi::IdParam),
+    params(crate::http::docs::IdParam),
     request_body = AdminUpdate,
     responses(
         (status = 200, description = "The updated account", body = AccountEnvelope<UserView>),
@@ -255,21 +254,19 @@ pub async fn update_user(
     .apply(&mut after)?;
     if let Some(status) = request.status {
         if status != 0 && status != 1 {
-            return Err(AccountError::BadRequest(
-                "status must be 0 (disabled) or 1 (active)".into(),
-            ));
+            return Err(Failure::Invalid("status must be 0 (disabled) or 1 (active)".into()).into());
         }
         if status == 0 && id == admin.id {
-            return Err(AccountError::BadRequest("you cannot disable your own account".into()));
+            return Err(Failure::Invalid("you cannot disable your own account".into()).into());
         }
         after.status = status;
     }
     if let Some(roles) = &request.roles {
-        after.roles = parse_roles(roles).map_err(AccountError::BadRequest)?;
+        after.roles = parse_roles(roles).map_err(Failure::Invalid)?;
         if id == admin.id && !after.roles.iter().any(|r| r == ROLE_ADMIN) {
-            return Err(AccountError::BadRequest(
-                "you cannot remove your own administrator role".into(),
-            ));
+            return Err(
+                Failure::Invalid("you cannot remove your own administrator role".into()).into()
+            );
         }
     }
     let view = save(&ctx, &before, after).await?;
@@ -289,7 +286,7 @@ pub async fn update_user(
     operation_id = "deleteUser",
     tag = "users",
     security(("bearerAuth" = [])),
-    params(crate::openapi::IdParam),
+    params(crate::http::docs::IdParam),
     responses(
         (status = 200, description = "Deleted, or there was no such user",
             body = AccountEnvelope<Null>),
@@ -305,12 +302,12 @@ pub async fn delete_user(
     PathId(id, ..): Id,
 ) -> Result<AccountOk<()>, AccountError> {
     if id == admin.id {
-        return Err(AccountError::BadRequest("you cannot delete your own account".into()));
+        return Err(Failure::Invalid("you cannot delete your own account".into()).into());
     }
     if let Some(user) = repo::find_by_id(ctx.table.as_ref(), id).await? {
         match repo::delete(ctx.table.as_ref(), &user).await {
             Ok(()) | Err(StoreError::Concurrent) => {}
-            Err(other) => return Err(AccountError::Internal(other.into())),
+            Err(other) => return Err(Failure::Internal(other.into()).into()),
         }
         tracing::info!(admin_id = admin.id, user_id = id, "account deleted");
     }

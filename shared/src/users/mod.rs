@@ -1,7 +1,11 @@
-//! User accounts: own profile, and administration of other accounts.
+//! User accounts: their records and storage, own profile, administration of other accounts,
+//! the envelope auth and users answer in, and who is calling (`principal`), which every area's
+//! protected routes use.
 
+pub mod envelope;
 mod handlers;
 pub mod model;
+pub mod principal;
 pub mod repo;
 
 use utoipa_axum::{router::OpenApiRouter, routes};

@@ -128,7 +128,7 @@ pub fn parse_roles(raw: &[String]) -> Result<Vec<String>, String> {
 pub fn roles_schema() -> Array {
     ArrayBuilder::new()
         .description(Some("Roles: `ROLE_USER`, maybe `ROLE_ADMIN`"))
-        .items(crate::openapi::string_enum("A role", [ROLE_USER, ROLE_ADMIN]))
+        .items(crate::http::docs::string_enum("A role", [ROLE_USER, ROLE_ADMIN]))
         .build()
 }
 
@@ -137,7 +137,7 @@ pub fn roles_or_null_schema() -> Array {
     ArrayBuilder::new()
         .schema_type(SchemaType::from_iter([Type::Array, Type::Null]))
         .description(Some("New roles (`ROLE_USER` is always kept), or `null` to keep them"))
-        .items(crate::openapi::string_enum("A role", [ROLE_USER, ROLE_ADMIN]))
+        .items(crate::http::docs::string_enum("A role", [ROLE_USER, ROLE_ADMIN]))
         .build()
 }
 
@@ -216,7 +216,7 @@ pub struct UserView {
     #[schema(schema_with = roles_schema)]
     pub roles: Vec<String>,
     /// Creation time.
-    #[schema(schema_with = crate::openapi::api_time)]
+    #[schema(schema_with = crate::http::docs::api_time)]
     pub create_time: String,
 }
 

@@ -9,14 +9,18 @@ use utoipa::{
 };
 
 use crate::{
-    auth::principal::AdminOnly,
     context::AppContext,
     http::{
+        docs::{IdParam, Null, BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED},
+        error::ResultExt,
         extract::{JsonBody, PathId},
-        taxonomy::{TaxonomyEnvelope, TaxonomyError, TaxonomyErrorEnvelope, TaxonomyOk},
+        Failure,
     },
-    openapi::{IdParam, Null, BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED},
-    taxonomy::fields,
+    taxonomy::{
+        envelope::{TaxonomyEnvelope, TaxonomyError, TaxonomyErrorEnvelope, TaxonomyOk},
+        fields, Followers,
+    },
+    users::principal::AdminOnly,
 };
 
 use super::{
@@ -92,7 +96,7 @@ pub async fn by_slug(
         Ok(Ok(slug)) => repo::find_by_slug(ctx.table.as_ref(), &slug).await?,
         _ => None,
     };
-    found.map(|c| TaxonomyOk(c.view())).ok_or_else(|| TaxonomyError::NotFound(MISSING.into()))
+    found.map(|c| TaxonomyOk(c.view())).ok_or_else(|| Failure::NotFound(MISSING.into()).into())
 }
 
 /// Body of update: absent fields keep their value.
@@ -121,7 +125,7 @@ pub struct CategoryInput {
     /// Parent category (an existing one, not this category nor a descendant); `null` makes it a
     /// root.
     #[serde(default, deserialize_with = "fields::present")]
-    #[schema(schema_with = crate::openapi::id_input_or_null)]
+    #[schema(schema_with = crate::http::docs::id_input_or_null)]
     parent_id: Option<Value>,
 }
 
@@ -133,7 +137,7 @@ pub struct NewCategory(CategoryInput);
 impl PartialSchema for NewCategory {
     fn schema() -> RefOr<Schema> {
         let about = "Body of create: `name` and `slug` required.";
-        crate::openapi::with_required(CategoryInput::schema(), &["name", "slug"], about)
+        crate::http::docs::with_required(CategoryInput::schema(), &["name", "slug"], about)
     }
 }
 
@@ -146,7 +150,7 @@ impl CategoryInput {
         category: &mut CategoryRecord,
         snapshot: &repo::Snapshot,
     ) -> Result<(), TaxonomyError> {
-        let invalid = TaxonomyError::Param;
+        let invalid = |message: String| TaxonomyError(Failure::Invalid(message));
         if let Some(name) = &self.name {
             category.name = fields::name(name, 50).map_err(invalid)?;
         }
@@ -182,13 +186,13 @@ impl CategoryInput {
     }
 }
 
-fn write_error(error: WriteError) -> TaxonomyError {
+fn write_error(error: WriteError) -> Failure {
     match error {
         WriteError::SlugTaken => {
-            TaxonomyError::Conflict("slug is already used by another category".into())
+            Failure::Conflict("slug is already used by another category".into())
         }
         WriteError::Stale => {
-            TaxonomyError::Conflict("categories changed concurrently, please retry".into())
+            Failure::Conflict("categories changed concurrently, please retry".into())
         }
         WriteError::Table(error) => error.into(),
     }
@@ -219,7 +223,7 @@ pub async fn create(
     JsonBody(NewCategory(input), ..): Body<NewCategory>,
 ) -> Result<TaxonomyOk<CategoryView>, TaxonomyError> {
     if input.name.is_none() || input.slug.is_none() {
-        return Err(TaxonomyError::Param("name and slug are required".into()));
+        return Err(Failure::Invalid("name and slug are required".into()).into());
     }
     let table = ctx.table.as_ref();
     let id = repo::new_id(table).await?;
@@ -243,10 +247,10 @@ pub async fn create(
         match repo::create(table, snapshot.version, &category).await {
             Ok(()) => return Ok(TaxonomyOk(category.view())),
             Err(WriteError::Stale) => continue,
-            Err(other) => return Err(write_error(other)),
+            Err(other) => return Err(write_error(other).into()),
         }
     }
-    Err(write_error(WriteError::Stale))
+    Err(write_error(WriteError::Stale).into())
 }
 
 /// Changes a category (administrators); renaming it renames it in its articles.
@@ -279,29 +283,23 @@ pub async fn update(
     let table = ctx.table.as_ref();
     for _ in 0..ATTEMPTS {
         let snapshot = repo::snapshot(table).await?;
-        let before =
-            snapshot.find(id).cloned().ok_or_else(|| TaxonomyError::NotFound(MISSING.into()))?;
+        let before = snapshot.find(id).cloned().ok_or_else(|| Failure::NotFound(MISSING.into()))?;
         let mut after = before.clone();
         input.apply(&mut after, &snapshot)?;
         after.update_time = crate::time::now_string();
         match repo::update(table, snapshot.version, &before, &after).await {
             Ok(()) => {
                 if before.name != after.name {
-                    crate::articles::maintenance::refresh_category(table, id, &after.name)
-                        .await
-                        .map_err(|e| {
-                            TaxonomyError::System(
-                                anyhow::Error::new(e).context("renaming in articles"),
-                            )
-                        })?;
+                    let renamed = ctx.category_renamed(id, &after.name).await;
+                    renamed.or_internal("renaming in articles")?;
                 }
                 return Ok(TaxonomyOk(after.view()));
             }
             Err(WriteError::Stale) => continue,
-            Err(other) => return Err(write_error(other)),
+            Err(other) => return Err(write_error(other).into()),
         }
     }
-    Err(write_error(WriteError::Stale))
+    Err(write_error(WriteError::Stale).into())
 }
 
 /// Deletes a category (administrators); refused (409) while it has subcategories or articles.
@@ -331,18 +329,18 @@ pub async fn delete(
     let table = ctx.table.as_ref();
     for _ in 0..ATTEMPTS {
         let snapshot = repo::snapshot(table).await?;
-        let category = snapshot.find(id).ok_or_else(|| TaxonomyError::NotFound(MISSING.into()))?;
+        let category = snapshot.find(id).ok_or_else(|| Failure::NotFound(MISSING.into()))?;
         if category.child_count > 0 {
-            return Err(TaxonomyError::Conflict("category has subcategories".into()));
+            return Err(Failure::Conflict("category has subcategories".into()).into());
         }
         if category.ref_count > 0 || category.article_count > 0 {
-            return Err(TaxonomyError::Conflict("category has articles".into()));
+            return Err(Failure::Conflict("category has articles".into()).into());
         }
         match repo::delete(table, snapshot.version, category).await {
             Ok(()) => return Ok(TaxonomyOk(())),
             Err(WriteError::Stale) => continue,
-            Err(other) => return Err(write_error(other)),
+            Err(other) => return Err(write_error(other).into()),
         }
     }
-    Err(write_error(WriteError::Stale))
+    Err(write_error(WriteError::Stale).into())
 }

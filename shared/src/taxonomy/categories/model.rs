@@ -48,7 +48,7 @@ pub struct CategoryRecord {
 #[schema(as = Category)]
 pub struct CategoryView {
     /// Id.
-    #[schema(schema_with = crate::openapi::id_string)]
+    #[schema(schema_with = crate::http::docs::id_string)]
     id: String,
     /// Display name.
     name: String,
@@ -63,7 +63,7 @@ pub struct CategoryView {
     #[schema(minimum = 0)]
     article_count: i64,
     /// Parent category; `null` for roots.
-    #[schema(schema_with = crate::openapi::id_string_or_null, required = true)]
+    #[schema(schema_with = crate::http::docs::id_string_or_null, required = true)]
     parent_id: Option<String>,
     /// Subcategories, only in the tree (empty for leaves).
     #[serde(skip_serializing_if = "Option::is_none")]

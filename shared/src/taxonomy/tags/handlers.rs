@@ -8,15 +8,18 @@ use utoipa::{
 };
 
 use crate::{
-    articles::maintenance,
-    auth::principal::AdminOnly,
     context::AppContext,
     http::{
+        docs::{IdParam, Null, BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED},
+        error::ResultExt,
         extract::{JsonBody, PathId, QueryParams},
-        taxonomy::{TaxonomyEnvelope, TaxonomyError, TaxonomyErrorEnvelope, TaxonomyOk},
+        Failure,
     },
-    openapi::{IdParam, Null, BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED},
-    taxonomy::fields,
+    taxonomy::{
+        envelope::{TaxonomyEnvelope, TaxonomyError, TaxonomyErrorEnvelope, TaxonomyOk},
+        fields, Followers, TagLabel,
+    },
+    users::principal::AdminOnly,
 };
 
 use super::{
@@ -27,13 +30,15 @@ use super::{
 type Body<T> = JsonBody<T, TaxonomyError>;
 type Admin = AdminOnly<TaxonomyError>;
 
+/// Context of a failure to update the articles carrying a tag.
+const ARTICLES_OF_A_TAG: &str = "updating the articles of a tag";
 const MISSING: &str = "tag does not exist";
 
 fn limit(raw: Option<i64>, default: Option<usize>) -> Result<Option<usize>, TaxonomyError> {
     match raw {
         None => Ok(default),
         Some(limit) if (1..=100).contains(&limit) => Ok(Some(limit as usize)),
-        Some(_) => Err(TaxonomyError::Param("limit must be between 1 and 100".into())),
+        Some(_) => Err(Failure::Invalid("limit must be between 1 and 100".into()).into()),
     }
 }
 
@@ -54,7 +59,7 @@ pub struct ListQuery {
 fn order_schema() -> utoipa::openapi::Object {
     let about = "`article_count` (highest first, the default), `create_time` (newest first) or \
         `name` (ascending)";
-    crate::openapi::string_enum(about, ["article_count", "create_time", "name"])
+    crate::http::docs::string_enum(about, ["article_count", "create_time", "name"])
 }
 
 async fn sorted(
@@ -91,9 +96,10 @@ pub async fn list(
         Some("create_time") => TagOrder::CreateTime,
         Some("name") => TagOrder::Name,
         Some(other) => {
-            return Err(TaxonomyError::Param(format!(
+            return Err(Failure::Invalid(format!(
                 "orderBy must be article_count, create_time or name, not `{other}`"
-            )))
+            ))
+            .into())
         }
     };
     Ok(TaxonomyOk(sorted(&ctx, order, limit(query.limit, None)?).await?))
@@ -151,7 +157,7 @@ pub async fn by_slug(
         Ok(Ok(slug)) => repo::find_by_slug(ctx.table.as_ref(), &slug).await?,
         _ => None,
     };
-    found.map(|t| TaxonomyOk(t.view())).ok_or_else(|| TaxonomyError::NotFound(MISSING.into()))
+    found.map(|t| TaxonomyOk(t.view())).ok_or_else(|| Failure::NotFound(MISSING.into()).into())
 }
 
 /// Body of update: absent fields keep their value.
@@ -177,7 +183,7 @@ pub struct NewTag(TagInput);
 impl PartialSchema for NewTag {
     fn schema() -> RefOr<Schema> {
         let about = "Body of create: `name` and `slug` required; `color` defaults to `#6C757D`.";
-        crate::openapi::with_required(TagInput::schema(), &["name", "slug"], about)
+        crate::http::docs::with_required(TagInput::schema(), &["name", "slug"], about)
     }
 }
 
@@ -186,31 +192,25 @@ impl ToSchema for NewTag {}
 impl TagInput {
     fn apply(&self, tag: &mut TagRecord) -> Result<(), TaxonomyError> {
         if let Some(name) = &self.name {
-            tag.name = fields::name(name, 30).map_err(TaxonomyError::Param)?;
+            tag.name = fields::name(name, 30).map_err(Failure::Invalid)?;
         }
         if let Some(slug) = &self.slug {
-            tag.slug = fields::slug(slug).map_err(TaxonomyError::Param)?;
+            tag.slug = fields::slug(slug).map_err(Failure::Invalid)?;
         }
         if let Some(color) = &self.color {
-            tag.color = fields::color(color).map_err(TaxonomyError::Param)?;
+            tag.color = fields::color(color).map_err(Failure::Invalid)?;
         }
         Ok(())
     }
 }
 
-fn articles_error(error: crate::articles::store::StoreError) -> TaxonomyError {
-    TaxonomyError::System(anyhow::Error::new(error).context("updating the articles of a tag"))
-}
-
-fn write_error(error: WriteError) -> TaxonomyError {
+fn write_error(error: WriteError) -> Failure {
     match error {
-        WriteError::SlugTaken => {
-            TaxonomyError::Conflict("slug is already used by another tag".into())
+        WriteError::SlugTaken => Failure::Conflict("slug is already used by another tag".into()),
+        WriteError::Missing => Failure::NotFound(MISSING.into()),
+        WriteError::InUse => {
+            Failure::Conflict("the tag was given to an article meanwhile, please retry".into())
         }
-        WriteError::Missing => TaxonomyError::NotFound(MISSING.into()),
-        WriteError::InUse => TaxonomyError::Conflict(
-            "the tag was given to an article meanwhile, please retry".into(),
-        ),
         WriteError::Table(error) => error.into(),
     }
 }
@@ -239,7 +239,7 @@ pub async fn create(
     JsonBody(NewTag(input), ..): Body<NewTag>,
 ) -> Result<TaxonomyOk<TagView>, TaxonomyError> {
     if input.name.is_none() || input.slug.is_none() {
-        return Err(TaxonomyError::Param("name and slug are required".into()));
+        return Err(Failure::Invalid("name and slug are required".into()).into());
     }
     let now = crate::time::now_string();
     let mut tag = TagRecord {
@@ -285,14 +285,13 @@ pub async fn update(
     JsonBody(input, ..): Body<TagInput>,
 ) -> Result<TaxonomyOk<TagView>, TaxonomyError> {
     let table = ctx.table.as_ref();
-    let before =
-        repo::find(table, id).await?.ok_or_else(|| TaxonomyError::NotFound(MISSING.into()))?;
+    let before = repo::find(table, id).await?.ok_or_else(|| Failure::NotFound(MISSING.into()))?;
     let mut after = before.clone();
     input.apply(&mut after)?;
     after.update_time = crate::time::now_string();
     repo::update(table, &before, &after).await.map_err(write_error)?;
     if (&before.name, &before.slug, &before.color) != (&after.name, &after.slug, &after.color) {
-        maintenance::refresh_tag(table, &after).await.map_err(articles_error)?;
+        ctx.tag_changed(&TagLabel::of(&after)).await.or_internal(ARTICLES_OF_A_TAG)?;
     }
     Ok(TaxonomyOk(after.view()))
 }
@@ -322,9 +321,8 @@ pub async fn delete(
     PathId(id, ..): PathId<TaxonomyError>,
 ) -> Result<TaxonomyOk<()>, TaxonomyError> {
     let table = ctx.table.as_ref();
-    let tag =
-        repo::find(table, id).await?.ok_or_else(|| TaxonomyError::NotFound(MISSING.into()))?;
-    maintenance::detach_tag(table, id).await.map_err(articles_error)?;
+    let tag = repo::find(table, id).await?.ok_or_else(|| Failure::NotFound(MISSING.into()))?;
+    ctx.tag_removed(id).await.or_internal(ARTICLES_OF_A_TAG)?;
     repo::delete(table, &tag).await.map_err(write_error)?;
     Ok(TaxonomyOk(()))
 }

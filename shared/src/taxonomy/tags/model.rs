@@ -36,7 +36,7 @@ pub struct TagRecord {
 #[schema(as = Tag)]
 pub struct TagView {
     /// Id.
-    #[schema(schema_with = crate::openapi::id_string)]
+    #[schema(schema_with = crate::http::docs::id_string)]
     id: String,
     /// Display name.
     name: String,

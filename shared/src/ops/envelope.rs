@@ -8,7 +8,7 @@ use axum::{
 };
 use serde::Serialize;
 
-use super::{log_internal, ApiError, INTERNAL_MESSAGE};
+use crate::http::error::{ApiError, Failure, Kind};
 
 /// Body of an actuator error.
 #[derive(Serialize, utoipa::ToSchema)]
@@ -23,39 +23,21 @@ pub struct OpsErrorBody {
     message: String,
 }
 
-/// Errors of the actuator endpoints.
+/// Errors of the actuator endpoints: the core failures, written in Spring Boot's shape. A
+/// malformed parameter or body is 400, a missing or wrong actuator token 401 (also for a
+/// forbidden caller: the actuator has no roles), no such metric or logger 404.
 #[derive(Debug, thiserror::Error)]
-pub enum OpsError {
-    /// A parameter or body is malformed (400).
-    #[error("{0}")]
-    Invalid(String),
-    /// The actuator token is required and missing or wrong (401).
-    #[error("{0}")]
-    Unauthorized(String),
-    /// No such metric or logger, or no measurement matches the tags (404).
-    #[error("{0}")]
-    NotFound(String),
-    /// Something failed inside (500); details are logged only.
-    #[error("internal error")]
-    Internal(anyhow::Error),
-}
+#[error(transparent)]
+pub struct OpsError(#[from] pub Failure);
 
 impl IntoResponse for OpsError {
     fn into_response(self) -> Response {
-        let (status, message) = match self {
-            OpsError::Invalid(message) => (StatusCode::BAD_REQUEST, message),
-            OpsError::Unauthorized(message) => (StatusCode::UNAUTHORIZED, message),
-            OpsError::NotFound(message) => (StatusCode::NOT_FOUND, message),
-            OpsError::Internal(error) => {
-                log_internal(&error);
-                (StatusCode::INTERNAL_SERVER_ERROR, INTERNAL_MESSAGE.to_string())
-            }
-        };
+        let status = self.kind().status();
         let body = OpsErrorBody {
             timestamp: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             status: status.as_u16(),
             error: status.canonical_reason().unwrap_or_default().to_string(),
-            message,
+            message: self.0.into_message(),
         };
         let mut response = (status, Json(body)).into_response();
         if status == StatusCode::UNAUTHORIZED {
@@ -67,25 +49,29 @@ impl IntoResponse for OpsError {
 }
 
 impl ApiError for OpsError {
+    fn kind(&self) -> Kind {
+        self.0.kind()
+    }
+
     fn invalid(message: impl Into<String>) -> Self {
-        OpsError::Invalid(message.into())
+        Self(Failure::Invalid(message.into()))
     }
 
     fn unauthorized(message: impl Into<String>) -> Self {
-        OpsError::Unauthorized(message.into())
+        Self(Failure::Unauthorized(message.into()))
     }
 
     fn forbidden(message: impl Into<String>) -> Self {
-        OpsError::Unauthorized(message.into())
+        Self(Failure::Unauthorized(message.into()))
     }
 
     fn internal(error: anyhow::Error) -> Self {
-        OpsError::Internal(error)
+        Self(Failure::Internal(error))
     }
 }
 
 impl From<crate::ports::table::TableError> for OpsError {
     fn from(error: crate::ports::table::TableError) -> Self {
-        OpsError::Internal(error.into())
+        Self(error.into())
     }
 }

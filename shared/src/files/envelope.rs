@@ -1,16 +1,19 @@
 //! Envelope of the files area: `{code, message, data, timestamp}` with integer `code` 0 on
 //! success and the numeric codes of spec 7.3 on errors (which differ from the HTTP status).
+//! Every error has its own code there, so the area keeps its own enum; each case maps to a core
+//! kind for its status, and the 5xx cases answer their fixed message while the cause is logged.
 
 use axum::{
-    http::StatusCode,
     response::{IntoResponse, Response},
     Json,
 };
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::{log_internal, ApiError};
-use crate::openapi::{integer_enum, string_enum, Null};
+use crate::http::{
+    docs::{integer_enum, string_enum, Null},
+    error::{log_internal, ApiError, Kind},
+};
 
 fn timestamp() -> i64 {
     chrono::Utc::now().timestamp_millis()
@@ -83,7 +86,7 @@ fn error_codes() -> utoipa::openapi::Object {
     ];
     integer_enum(
         "The code of spec 7.3, which differs from the HTTP status",
-        kinds.iter().map(|kind| i64::from(kind.status_and_code().1)),
+        kinds.iter().map(|kind| i64::from(kind.kind_and_code().1)),
     )
 }
 
@@ -123,18 +126,19 @@ pub enum FileError {
 }
 
 impl FileError {
-    fn status_and_code(&self) -> (StatusCode, u32) {
+    /// The core kind (which fixes the HTTP status) and the code of spec 7.3.
+    fn kind_and_code(&self) -> (Kind, u32) {
         match self {
-            Self::Validation(_) => (StatusCode::BAD_REQUEST, 10001),
-            Self::Unauthorized(_) => (StatusCode::UNAUTHORIZED, 10002),
-            Self::Forbidden(_) => (StatusCode::FORBIDDEN, 10003),
-            Self::UploadFailed(_) => (StatusCode::INTERNAL_SERVER_ERROR, 11001),
-            Self::InvalidType(_) => (StatusCode::BAD_REQUEST, 11002),
-            Self::ExceedMaxSize(_) => (StatusCode::BAD_REQUEST, 11003),
-            Self::InvalidName(_) => (StatusCode::BAD_REQUEST, 11004),
-            Self::Storage(_) => (StatusCode::INTERNAL_SERVER_ERROR, 11006),
-            Self::PresignFailed(_) => (StatusCode::INTERNAL_SERVER_ERROR, 11007),
-            Self::NotFound => (StatusCode::NOT_FOUND, 11008),
+            Self::Validation(_) => (Kind::Invalid, 10001),
+            Self::Unauthorized(_) => (Kind::Unauthorized, 10002),
+            Self::Forbidden(_) => (Kind::Forbidden, 10003),
+            Self::UploadFailed(_) => (Kind::Internal, 11001),
+            Self::InvalidType(_) => (Kind::Invalid, 11002),
+            Self::ExceedMaxSize(_) => (Kind::Invalid, 11003),
+            Self::InvalidName(_) => (Kind::Invalid, 11004),
+            Self::Storage(_) => (Kind::Internal, 11006),
+            Self::PresignFailed(_) => (Kind::Internal, 11007),
+            Self::NotFound => (Kind::NotFound, 11008),
         }
     }
 }
@@ -147,7 +151,8 @@ impl From<crate::ports::table::TableError> for FileError {
 
 impl IntoResponse for FileError {
     fn into_response(self) -> Response {
-        let (status, code) = self.status_and_code();
+        let (kind, code) = self.kind_and_code();
+        let status = kind.status();
         if let Self::UploadFailed(e) | Self::Storage(e) | Self::PresignFailed(e) = &self {
             log_internal(e);
         }
@@ -162,6 +167,9 @@ impl IntoResponse for FileError {
 }
 
 impl ApiError for FileError {
+    fn kind(&self) -> Kind {
+        self.kind_and_code().0
+    }
     fn invalid(message: impl Into<String>) -> Self {
         Self::Validation(message.into())
     }

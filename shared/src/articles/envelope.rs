@@ -9,8 +9,10 @@ use axum::{
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::{log_internal, ApiError, INTERNAL_MESSAGE};
-use crate::openapi::{integer_enum, Null};
+use crate::http::{
+    docs::{integer_enum, Null},
+    error::{ApiError, Failure, Kind},
+};
 
 /// A successful article response with its status (200, or 201 on create) and message.
 pub struct ArticleOk<T> {
@@ -97,44 +99,25 @@ pub enum ArticleErrorCode {
 }
 
 fn error_codes() -> utoipa::openapi::Object {
-    use ArticleError as E;
-    let kinds = [
-        E::Param(String::new()),
-        E::Unauthorized(String::new()),
-        E::AccessDenied(String::new()),
-        E::NotFound(String::new()),
-        E::InvalidOperation(String::new()),
-        E::ArticleNotFound,
-        E::StatusInvalid(String::new()),
-        E::AlreadyPublished,
-        E::AlreadyArchived,
-        E::VersionConflict,
-        E::System(anyhow::anyhow!("")),
+    let own = [
+        ArticleError::ArticleNotFound,
+        ArticleError::StatusInvalid(String::new()),
+        ArticleError::AlreadyPublished,
+        ArticleError::AlreadyArchived,
+        ArticleError::VersionConflict,
     ];
-    integer_enum(
-        "The HTTP status",
-        kinds.iter().map(|kind| i64::from(kind.status_and_code().0.as_u16())),
-    )
+    let kinds = Kind::FAILURES.into_iter().chain(own.iter().map(ApiError::kind));
+    integer_enum("The HTTP status", kinds.map(|kind| i64::from(kind.status().as_u16())))
 }
 
-/// Business and technical errors of the article areas (spec 7.1).
+/// Business and technical errors of the article areas (spec 7.1): a core failure, or one of
+/// the article's own.
 #[derive(Debug, thiserror::Error)]
 pub enum ArticleError {
-    /// 400 PARAM_ERROR.
-    #[error("{0}")]
-    Param(String),
-    /// 401 UNAUTHORIZED.
-    #[error("{0}")]
-    Unauthorized(String),
-    /// 403 ACCESS_DENIED.
-    #[error("{0}")]
-    AccessDenied(String),
-    /// 404 NOT_FOUND (a resource other than the article).
-    #[error("{0}")]
-    NotFound(String),
-    /// 409 INVALID_OPERATION.
-    #[error("{0}")]
-    InvalidOperation(String),
+    /// A core failure: PARAM_ERROR, UNAUTHORIZED, ACCESS_DENIED, NOT_FOUND (a resource other
+    /// than the article), INVALID_OPERATION (a conflict) or SYSTEM_ERROR.
+    #[error(transparent)]
+    Failure(#[from] Failure),
     /// 404 ARTICLE_NOT_FOUND.
     #[error("article does not exist")]
     ArticleNotFound,
@@ -150,45 +133,45 @@ pub enum ArticleError {
     /// 409 VERSION_CONFLICT.
     #[error("article was changed by someone else (stale version)")]
     VersionConflict,
-    /// 500 SYSTEM_ERROR; logged, never described to the client.
-    #[error(transparent)]
-    System(#[from] anyhow::Error),
 }
 
 impl ArticleError {
-    fn status_and_code(&self) -> (StatusCode, ArticleErrorCode) {
+    fn error_code(&self) -> ArticleErrorCode {
         use ArticleErrorCode as C;
         match self {
-            Self::Param(_) => (StatusCode::BAD_REQUEST, C::ParamError),
-            Self::Unauthorized(_) => (StatusCode::UNAUTHORIZED, C::Unauthorized),
-            Self::AccessDenied(_) => (StatusCode::FORBIDDEN, C::AccessDenied),
-            Self::NotFound(_) => (StatusCode::NOT_FOUND, C::NotFound),
-            Self::InvalidOperation(_) => (StatusCode::CONFLICT, C::InvalidOperation),
-            Self::ArticleNotFound => (StatusCode::NOT_FOUND, C::ArticleNotFound),
-            Self::StatusInvalid(_) => (StatusCode::CONFLICT, C::ArticleStatusInvalid),
-            Self::AlreadyPublished => (StatusCode::CONFLICT, C::ArticleAlreadyPublished),
-            Self::AlreadyArchived => (StatusCode::CONFLICT, C::ArticleAlreadyArchived),
-            Self::VersionConflict => (StatusCode::CONFLICT, C::VersionConflict),
-            Self::System(_) => (StatusCode::INTERNAL_SERVER_ERROR, C::SystemError),
+            Self::Failure(Failure::Invalid(_)) => C::ParamError,
+            Self::Failure(Failure::Unauthorized(_)) => C::Unauthorized,
+            Self::Failure(Failure::Forbidden(_)) => C::AccessDenied,
+            Self::Failure(Failure::NotFound(_)) => C::NotFound,
+            Self::Failure(Failure::Conflict(_)) => C::InvalidOperation,
+            Self::Failure(Failure::Internal(_)) => C::SystemError,
+            Self::ArticleNotFound => C::ArticleNotFound,
+            Self::StatusInvalid(_) => C::ArticleStatusInvalid,
+            Self::AlreadyPublished => C::ArticleAlreadyPublished,
+            Self::AlreadyArchived => C::ArticleAlreadyArchived,
+            Self::VersionConflict => C::VersionConflict,
         }
     }
 }
 
 impl From<crate::ports::table::TableError> for ArticleError {
     fn from(error: crate::ports::table::TableError) -> Self {
-        Self::System(error.into())
+        Self::Failure(error.into())
+    }
+}
+
+impl From<anyhow::Error> for ArticleError {
+    fn from(error: anyhow::Error) -> Self {
+        Self::Failure(error.into())
     }
 }
 
 impl IntoResponse for ArticleError {
     fn into_response(self) -> Response {
-        let (status, error_code) = self.status_and_code();
-        let message = match &self {
-            Self::System(error) => {
-                log_internal(error);
-                INTERNAL_MESSAGE.to_string()
-            }
-            other => other.to_string(),
+        let (status, error_code) = (self.kind().status(), self.error_code());
+        let message = match self {
+            Self::Failure(failure) => failure.into_message(),
+            own => own.to_string(),
         };
         let body = ArticleErrorEnvelope { code: status.as_u16(), message, data: Null, error_code };
         (status, Json(body)).into_response()
@@ -196,16 +179,26 @@ impl IntoResponse for ArticleError {
 }
 
 impl ApiError for ArticleError {
+    fn kind(&self) -> Kind {
+        match self {
+            Self::Failure(failure) => failure.kind(),
+            Self::ArticleNotFound => Kind::NotFound,
+            Self::StatusInvalid(_)
+            | Self::AlreadyPublished
+            | Self::AlreadyArchived
+            | Self::VersionConflict => Kind::Conflict,
+        }
+    }
     fn invalid(message: impl Into<String>) -> Self {
-        Self::Param(message.into())
+        Failure::Invalid(message.into()).into()
     }
     fn unauthorized(message: impl Into<String>) -> Self {
-        Self::Unauthorized(message.into())
+        Failure::Unauthorized(message.into()).into()
     }
     fn forbidden(message: impl Into<String>) -> Self {
-        Self::AccessDenied(message.into())
+        Failure::Forbidden(message.into()).into()
     }
     fn internal(error: anyhow::Error) -> Self {
-        Self::System(error)
+        Failure::Internal(error).into()
     }
 }

@@ -2,25 +2,18 @@
 //! is enabled (cached per process for at most the configured TTL), as axum extractors that
 //! answer in the envelope family `E` of the endpoint.
 
-use std::{
-    collections::HashMap,
-    marker::PhantomData,
-    sync::Mutex,
-    time::{Duration, Instant},
-};
+use std::marker::PhantomData;
 
 use axum::{
     extract::{FromRef, FromRequestParts},
     http::{header, request::Parts},
 };
 
-use crate::{
-    context::AppContext,
-    http::ApiError,
-    users::{
-        model::{StoredUser, ROLE_ADMIN},
-        repo,
-    },
+use crate::{access::Snapshot, context::AppContext, http::ApiError};
+
+use super::{
+    model::{StoredUser, ROLE_ADMIN},
+    repo,
 };
 
 /// The authenticated caller.
@@ -43,52 +36,6 @@ impl Principal {
     /// Whether the caller holds `ROLE_ADMIN`.
     pub fn is_admin(&self) -> bool {
         self.roles.iter().any(|r| r == ROLE_ADMIN)
-    }
-}
-
-#[derive(Clone)]
-struct Snapshot {
-    username: String,
-    roles: Vec<String>,
-    active: bool,
-}
-
-/// Per-process cache of account status, so a token check costs no read most of the time.
-pub struct PrincipalCache {
-    ttl: Duration,
-    entries: Mutex<HashMap<u64, (Instant, Option<Snapshot>)>>,
-}
-
-impl PrincipalCache {
-    /// A cache whose entries live `ttl` (zero disables it).
-    pub fn new(ttl: Duration) -> Self {
-        Self { ttl, entries: Mutex::new(HashMap::new()) }
-    }
-
-    /// Forgets an account (after it was changed or deleted in this process).
-    pub fn invalidate(&self, id: u64) {
-        if let Ok(mut entries) = self.entries.lock() {
-            entries.remove(&id);
-        }
-    }
-
-    fn get(&self, id: u64) -> Option<Option<Snapshot>> {
-        let entries = self.entries.lock().ok()?;
-        let (at, snapshot) = entries.get(&id)?;
-        (at.elapsed() < self.ttl).then(|| snapshot.clone())
-    }
-
-    fn put(&self, id: u64, snapshot: Option<Snapshot>) {
-        if self.ttl.is_zero() {
-            return;
-        }
-        if let Ok(mut entries) = self.entries.lock() {
-            if entries.len() >= 10_000 {
-                let ttl = self.ttl;
-                entries.retain(|_, (at, _)| at.elapsed() < ttl);
-            }
-            entries.insert(id, (Instant::now(), snapshot));
-        }
     }
 }
 

@@ -2,15 +2,16 @@
 //! ("200" on success, the HTTP status otherwise), plus `errorCode` on administration errors.
 
 use axum::{
-    http::StatusCode,
     response::{IntoResponse, Response},
     Json,
 };
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::{log_internal, ApiError, INTERNAL_MESSAGE};
-use crate::openapi::{string_enum, Null};
+use crate::http::{
+    docs::{string_enum, Null},
+    error::{ApiError, Failure, Kind},
+};
 
 /// A successful categories/tags response.
 pub struct TaxonomyOk<T>(pub T);
@@ -76,77 +77,49 @@ pub enum TaxonomyErrorCode {
 }
 
 fn error_codes() -> utoipa::openapi::Object {
-    use TaxonomyError as E;
-    let kinds = [
-        E::Param(String::new()),
-        E::Unauthorized(String::new()),
-        E::AccessDenied(String::new()),
-        E::NotFound(String::new()),
-        E::Conflict(String::new()),
-        E::System(anyhow::anyhow!("")),
-    ];
     string_enum(
         "The HTTP status, as a string",
-        kinds.iter().map(|kind| kind.status_and_code().0.as_u16().to_string()),
+        Kind::FAILURES.map(|kind| kind.status().as_u16().to_string()),
     )
 }
 
-/// Errors of the categories and tags areas.
+/// Errors of the categories and tags areas: the core failures, each with its `errorCode`.
 #[derive(Debug, thiserror::Error)]
-pub enum TaxonomyError {
-    /// 400 PARAM_ERROR.
-    #[error("{0}")]
-    Param(String),
-    /// 401 UNAUTHORIZED.
-    #[error("{0}")]
-    Unauthorized(String),
-    /// 403 ACCESS_DENIED.
-    #[error("{0}")]
-    AccessDenied(String),
-    /// 404 NOT_FOUND, e.g. "category does not exist".
-    #[error("{0}")]
-    NotFound(String),
-    /// 409 CONFLICT (duplicate slug, category still in use).
-    #[error("{0}")]
-    Conflict(String),
-    /// 500 SYSTEM_ERROR; logged, never described to the client.
-    #[error(transparent)]
-    System(#[from] anyhow::Error),
-}
+#[error(transparent)]
+pub struct TaxonomyError(#[from] pub Failure);
 
 impl TaxonomyError {
-    fn status_and_code(&self) -> (StatusCode, TaxonomyErrorCode) {
+    fn error_code(&self) -> TaxonomyErrorCode {
         use TaxonomyErrorCode as C;
-        match self {
-            Self::Param(_) => (StatusCode::BAD_REQUEST, C::ParamError),
-            Self::Unauthorized(_) => (StatusCode::UNAUTHORIZED, C::Unauthorized),
-            Self::AccessDenied(_) => (StatusCode::FORBIDDEN, C::AccessDenied),
-            Self::NotFound(_) => (StatusCode::NOT_FOUND, C::NotFound),
-            Self::Conflict(_) => (StatusCode::CONFLICT, C::Conflict),
-            Self::System(_) => (StatusCode::INTERNAL_SERVER_ERROR, C::SystemError),
+        match &self.0 {
+            Failure::Invalid(_) => C::ParamError,
+            Failure::Unauthorized(_) => C::Unauthorized,
+            Failure::Forbidden(_) => C::AccessDenied,
+            Failure::NotFound(_) => C::NotFound,
+            Failure::Conflict(_) => C::Conflict,
+            Failure::Internal(_) => C::SystemError,
         }
     }
 }
 
 impl From<crate::ports::table::TableError> for TaxonomyError {
     fn from(error: crate::ports::table::TableError) -> Self {
-        Self::System(error.into())
+        Self(error.into())
+    }
+}
+
+impl From<anyhow::Error> for TaxonomyError {
+    fn from(error: anyhow::Error) -> Self {
+        Self(error.into())
     }
 }
 
 impl IntoResponse for TaxonomyError {
     fn into_response(self) -> Response {
-        let (status, error_code) = self.status_and_code();
-        let message = match &self {
-            Self::System(error) => {
-                log_internal(error);
-                INTERNAL_MESSAGE.to_string()
-            }
-            other => other.to_string(),
-        };
+        let (status, error_code) = (self.kind().status(), self.error_code());
         let body = TaxonomyErrorEnvelope {
             code: status.as_u16().to_string(),
-            message,
+            message: self.0.into_message(),
             data: Null,
             error_code,
         };
@@ -155,16 +128,19 @@ impl IntoResponse for TaxonomyError {
 }
 
 impl ApiError for TaxonomyError {
+    fn kind(&self) -> Kind {
+        self.0.kind()
+    }
     fn invalid(message: impl Into<String>) -> Self {
-        Self::Param(message.into())
+        Self(Failure::Invalid(message.into()))
     }
     fn unauthorized(message: impl Into<String>) -> Self {
-        Self::Unauthorized(message.into())
+        Self(Failure::Unauthorized(message.into()))
     }
     fn forbidden(message: impl Into<String>) -> Self {
-        Self::AccessDenied(message.into())
+        Self(Failure::Forbidden(message.into()))
     }
     fn internal(error: anyhow::Error) -> Self {
-        Self::System(error)
+        Self(Failure::Internal(error))
     }
 }
