@@ -4,11 +4,20 @@
 
 use std::{collections::BTreeMap, future::Future, time::Duration};
 
-use axum::{extract::State, http::StatusCode, response::IntoResponse, Json};
+use axum::{
+    extract::{Path, State},
+    http::StatusCode,
+    response::IntoResponse,
+    Json,
+};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use crate::{config::StoreKind, context::AppContext, telemetry::process::disk_space};
+use crate::{
+    config::StoreKind, context::AppContext, http::Failure, telemetry::process::disk_space,
+};
+
+use super::envelope::OpsError;
 
 /// Free space below which the disk is DOWN.
 const DISK_THRESHOLD_BYTES: u64 = 10 * 1024 * 1024;
@@ -111,6 +120,51 @@ fn disk_component(ctx: &AppContext) -> Component {
     )
 )]
 pub async fn health(_: super::ActuatorAccess, State(ctx): State<AppContext>) -> impl IntoResponse {
+    let components = components(&ctx).await;
+    let down = components.values().any(|c| c.required && c.status == Status::Down);
+    let (status, code) = if down {
+        (Status::Down, StatusCode::SERVICE_UNAVAILABLE)
+    } else {
+        (Status::Up, StatusCode::OK)
+    };
+    (code, Json(json!({ "status": status, "components": components })))
+}
+
+/// `GET /actuator/health/{component}`: one component of the report, as Spring Boot answers it.
+#[utoipa::path(
+    get,
+    path = "/health/{component}",
+    operation_id = "healthComponent",
+    tag = "ops",
+    security((), ("actuatorToken" = [])),
+    params(("component" = String, Path, description = "`db`, `diskSpace`, `storage` or `queue`")),
+    responses(
+        (status = 200, description = "`{status: UP, details}`; `details` only behind the \
+            actuator's token", body = utoipa::openapi::Object),
+        (status = 401, description = super::TOKEN_REQUIRED, body = super::envelope::OpsErrorBody),
+        (status = 404, description = "No such component in this process",
+            body = super::envelope::OpsErrorBody),
+        (status = 503, description = "The component is DOWN", body = utoipa::openapi::Object),
+    )
+)]
+pub async fn component(
+    _: super::ActuatorAccess,
+    State(ctx): State<AppContext>,
+    Path(name): Path<String>,
+) -> Result<impl IntoResponse, OpsError> {
+    let component = components(&ctx).await.remove(name.as_str()).ok_or_else(|| {
+        Failure::NotFound(format!("no health component `{name}`: db, diskSpace, storage, queue"))
+    })?;
+    let code = match component.status {
+        Status::Down => StatusCode::SERVICE_UNAVAILABLE,
+        _ => StatusCode::OK,
+    };
+    Ok((code, Json(component)))
+}
+
+/// Every component this process has, checked together; details only for a caller that gave
+/// the actuator's token (an anonymous actuator shows statuses alone).
+async fn components(ctx: &AppContext) -> BTreeMap<&'static str, Component> {
     let storage = async {
         let blobs = ctx.blobs()?;
         let up = json!({ "bucket": blobs.bucket(), "storageType": blobs.storage_type() });
@@ -124,22 +178,14 @@ pub async fn health(_: super::ActuatorAccess, State(ctx): State<AppContext>) -> 
         }
         Some(component)
     };
-    let (db, storage, queue) = tokio::join!(table_component(&ctx), storage, queue);
-    let mut components = BTreeMap::from([("db", db), ("diskSpace", disk_component(&ctx))]);
+    let (db, storage, queue) = tokio::join!(table_component(ctx), storage, queue);
+    let mut components = BTreeMap::from([("db", db), ("diskSpace", disk_component(ctx))]);
     components.extend(storage.map(|component| ("storage", component)));
     components.extend(queue.map(|component| ("queue", component)));
-    // Details (paths, table and bucket names, sizes) only for a caller that gave the
-    // actuator's token; an anonymous actuator shows statuses alone.
     if ctx.config.actuator_token.is_none() {
         components.values_mut().for_each(|component| component.details.clear());
     }
-    let down = components.values().any(|c| c.required && c.status == Status::Down);
-    let (status, code) = if down {
-        (Status::Down, StatusCode::SERVICE_UNAVAILABLE)
-    } else {
-        (Status::Up, StatusCode::OK)
-    };
-    (code, Json(json!({ "status": status, "components": components })))
+    components
 }
 
 /// `GET /actuator/health/liveness`: UP while the process serves requests.

@@ -62,6 +62,7 @@ impl Endpoints for ActuatorEndpoints {
             .routes(routes!(health::health))
             .routes(routes!(health::liveness))
             .routes(routes!(health::readiness))
+            .routes(routes!(health::component))
             .routes(routes!(info::info))
             .routes(routes!(metrics::names))
             .routes(routes!(metrics::one))

@@ -42,6 +42,20 @@ pub async fn health_reports_the_table_storage_queue_and_disk_up(api: Api) {
     }
 }
 
+pub async fn one_health_component_answers_alone_and_an_unknown_one_is_404(api: Api) {
+    let whole = api.actuator("/actuator/health").await.body;
+    for name in ["db", "diskSpace", "storage", "queue"] {
+        let reply = api.actuator(&format!("/actuator/health/{name}")).await;
+        assert_eq!(reply.status, 200, "{name}: {:?}", reply.body);
+        assert_eq!(reply.body["status"], "UP", "{name}");
+        let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+        assert_eq!(keys(&reply.body), keys(&whole["components"][name]), "{name}: same shape");
+    }
+    let unknown = api.actuator("/actuator/health/mail").await;
+    assert_eq!((unknown.status, unknown.body["status"].clone()), (404, json!(404)));
+    assert!(unknown.body["message"].as_str().unwrap().contains("mail"), "{:?}", unknown.body);
+}
+
 /// An anonymous health report: statuses, and no paths, table or bucket names, or sizes.
 pub fn assert_no_details(health: &Value) {
     for (name, component) in health["components"].as_object().expect("components") {

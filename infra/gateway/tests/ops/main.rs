@@ -9,6 +9,7 @@ mod instances;
 on_every_target!(
     cases::health_reports_the_table_storage_queue_and_disk_up,
     cases::health_is_down_with_503_when_the_table_is_unreachable,
+    cases::one_health_component_answers_alone_and_an_unknown_one_is_404,
     cases::info_names_the_build_and_its_commit,
     cases::requests_are_measured_per_route_template_status_and_outcome,
     cases::every_metric_name_of_the_spec_answers_and_others_are_404,
