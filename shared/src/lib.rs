@@ -4,6 +4,7 @@
 
 pub mod articles;
 pub mod auth;
+pub mod codes;
 pub mod config;
 pub mod context;
 pub mod files;

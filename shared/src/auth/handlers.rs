@@ -13,8 +13,8 @@ use crate::{
     openapi::{Null, INTERNAL, UNAUTHORIZED},
     users::{
         model::{
-            parse_nickname, Email, Password, StoredUser, UserView, Username, ROLE_USER,
-            STATUS_ACTIVE,
+            parse_nickname, AccountStatus, Email, Password, StoredUser, UserView, Username,
+            ROLE_USER,
         },
         repo::{self, StoreError},
     },
@@ -103,7 +103,7 @@ pub(crate) async fn new_account(
         email: email.as_str().to_string(),
         nickname,
         avatar: String::new(),
-        status: STATUS_ACTIVE,
+        status: AccountStatus::Active,
         roles,
         password_hash,
         create_time: now.clone(),

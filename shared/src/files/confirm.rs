@@ -18,7 +18,7 @@ use super::{
         back_off, blobs, table_error, visible, Caller, Id, ATTEMPTS, NOT_FOUND, STORAGE,
         UNAUTHORIZED,
     },
-    model::{COMPLETED, FAILED},
+    model::UploadStatus,
     removal::remove_objects,
     repo::{self, WriteError},
     staging::{self, Placement},
@@ -66,9 +66,9 @@ pub async fn confirm(
         }
         let record = visible(&ctx, &caller, id).await?;
         match record.upload_status {
-            COMPLETED => return Ok(FileOk(())),
-            FAILED => return Err(FileError::Validation(FAILED_BEFORE.into())),
-            _ => {}
+            UploadStatus::Completed => return Ok(FileOk(())),
+            UploadStatus::Failed => return Err(FileError::Validation(FAILED_BEFORE.into())),
+            UploadStatus::Pending => {}
         }
         let placement =
             staging::place(blobs.as_ref(), &record).await.map_err(FileError::Storage)?;

@@ -6,6 +6,7 @@ use utoipa::ToSchema;
 
 use crate::{
     auth::principal::{AdminOnly, Authenticated, Principal},
+    codes::Coded,
     context::AppContext,
     http::{
         account::{AccountEnvelope, AccountError, AccountErrorEnvelope, AccountOk},
@@ -16,8 +17,8 @@ use crate::{
 
 use super::{
     model::{
-        parse_avatar, parse_nickname, parse_roles, roles_or_null_schema, Email, StoredUser,
-        UserView, ROLE_ADMIN,
+        parse_avatar, parse_nickname, parse_roles, roles_or_null_schema, AccountStatus, Email,
+        StoredUser, UserView, ROLE_ADMIN,
     },
     repo::{self, StoreError},
 };
@@ -158,7 +159,7 @@ pub async fn update_me(
     if request.username.as_ref().is_some_and(|u| *u != before.username) {
         return Err(AccountError::BadRequest("username cannot be changed".into()));
     }
-    if request.status.is_some_and(|s| s != before.status) {
+    if request.status.is_some_and(|s| s != before.status.code()) {
         return Err(AccountError::BadRequest(
             "status cannot be changed on your own profile".into(),
         ));
@@ -253,13 +254,11 @@ pub async fn update_user(
         avatar: request.avatar.as_deref(),
     }
     .apply(&mut after)?;
-    if let Some(status) = request.status {
-        if status != 0 && status != 1 {
-            return Err(AccountError::BadRequest(
-                "status must be 0 (disabled) or 1 (active)".into(),
-            ));
-        }
-        if status == 0 && id == admin.id {
+    if let Some(code) = request.status {
+        let status = AccountStatus::from_code(code).ok_or_else(|| {
+            AccountError::BadRequest("status must be 0 (disabled) or 1 (active)".into())
+        })?;
+        if status == AccountStatus::Disabled && id == admin.id {
             return Err(AccountError::BadRequest("you cannot disable your own account".into()));
         }
         after.status = status;
