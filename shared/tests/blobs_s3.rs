@@ -1,9 +1,9 @@
 //! The S3 adapter of the blobs port on s3s-fs (`BLOG_TEST_S3_ENDPOINT`), which verifies SigV4
 //! like S3, one fresh bucket per test (ignored unless asked for:
-//! `infra/emulators/with-emulators.sh cargo test -p blog-shared --features s3 --test blobs_s3 --
-//! --ignored`): what an upload URL binds, when URLs expire, what HeadObject describes, the
+//! `infra/emulators/with-emulators.sh cargo test -p blog-shared --features s3,test-support --test
+//! blobs_s3 -- --ignored`): what an upload URL binds, when URLs expire, what HeadObject describes, the
 //! conditional copy that confirm makes from the staging key, and listings.
-#![cfg(feature = "s3")]
+#![cfg(all(feature = "s3", feature = "test-support"))]
 
 use std::time::{Duration, SystemTime};
 

@@ -15,7 +15,7 @@ use axum::body::Bytes;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use blog_shared::ports::aws::SdkConfig;
-use blog_shared::ports::embedder::bedrock::{BedrockEmbedder, DEFAULT_MODEL_ID, MAX_INPUT_CHARS};
+use blog_shared::ports::embedder::bedrock::{BedrockEmbedder, DEFAULT_MODEL_ID};
 use blog_shared::ports::embedder::Embedder;
 use serde_json::{json, Value};
 
@@ -192,8 +192,10 @@ async fn the_dimensions_asked_for_are_sent_and_a_model_arn_is_url_encoded_into_t
     );
 }
 
+#[cfg(feature = "test-support")]
 #[tokio::test]
 async fn long_text_is_cut_to_its_first_characters() {
+    use blog_shared::ports::embedder::bedrock::MAX_INPUT_CHARS;
     let stub = Stub::start(Answer::Embedding(1024)).await;
     let embedder = stub.embedder(DEFAULT_MODEL_ID, 1024);
     let text = "é🦀x".repeat(MAX_INPUT_CHARS);

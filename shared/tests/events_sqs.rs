@@ -1,7 +1,7 @@
 //! The SQS adapter of the events port against moto at `BLOG_TEST_SQS_ENDPOINT`, one fresh queue
 //! per test (ignored unless asked for: `infra/emulators/with-emulators.sh cargo test -p
-//! blog-shared --features sqs --test events_sqs -- --ignored`).
-#![cfg(feature = "sqs")]
+//! blog-shared --features sqs,test-support --test events_sqs -- --ignored`).
+#![cfg(all(feature = "sqs", feature = "test-support"))]
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -276,7 +276,7 @@ async fn every_sample_event_is_answered_by_its_function_on_the_embedded_table() 
     every_sample_event_is_answered_by_its_function(Arc::new(table), Some(Arc::new(queue))).await;
 }
 
-#[cfg(all(feature = "dynamodb", feature = "sqs"))]
+#[cfg(all(feature = "dynamodb", feature = "sqs", feature = "test-support"))]
 #[tokio::test]
 #[ignore = "needs DynamoDB Local and moto; make test runs it"]
 async fn every_sample_event_is_answered_by_its_function_on_dynamodb_local_and_sqs() {

@@ -25,7 +25,7 @@ macro_rules! contract {
             )*
         }
 
-        #[cfg(feature = "dynamodb")]
+        #[cfg(all(feature = "dynamodb", feature = "test-support"))]
         mod dynamodb {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -77,7 +77,7 @@ fn sqlite() -> Arc<dyn Table> {
     )
 }
 
-#[cfg(feature = "dynamodb")]
+#[cfg(all(feature = "dynamodb", feature = "test-support"))]
 async fn dynamo(case: &str) -> Arc<dyn Table> {
     use blog_shared::ports::table::dynamodb::DynamoTable;
     let endpoint = std::env::var("BLOG_TEST_DYNAMODB_ENDPOINT")
