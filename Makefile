@@ -55,7 +55,8 @@ iam-report:
 ## openapi: regenerate docs/openapi.json from the code (a test fails while the two differ)
 .PHONY: openapi
 openapi:
-	BLOG_WRITE_OPENAPI=1 $(CARGO) test -p blog-shared --test openapi -- the_committed_description
+	BLOG_WRITE_OPENAPI=1 $(CARGO) test -p blog-shared --test integration -- \
+		openapi::the_committed_description
 
 ## create-admin: create the administrator from BLOG_ADMIN_* without serving
 create-admin:
