@@ -55,12 +55,14 @@ iam-report:
 ## openapi: regenerate docs/openapi.json from the code (a test fails while the two differ)
 .PHONY: openapi
 openapi:
-	BLOG_WRITE_OPENAPI=1 $(CARGO) test -p blog-shared --test openapi -- the_committed_description
+	BLOG_WRITE_OPENAPI=1 $(CARGO) test -p blog-shared --all-features --test integration -- \
+		openapi::the_committed_description
 
 ## routes: regenerate template.yaml's HttpApi route events from the areas each function serves
 .PHONY: routes
 routes:
-	BLOG_WRITE_TEMPLATE=1 $(CARGO) test -p blog-shared --all-features --test template -- each_function_is_routed
+	BLOG_WRITE_TEMPLATE=1 $(CARGO) test -p blog-shared --all-features --test integration -- \
+		template::each_function_is_routed
 
 ## generate: regenerate both, after adding or changing an endpoint
 .PHONY: generate

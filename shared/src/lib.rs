@@ -7,6 +7,7 @@ pub mod api;
 pub mod area;
 pub mod articles;
 pub mod auth;
+pub mod codes;
 pub mod config;
 pub mod context;
 pub mod files;

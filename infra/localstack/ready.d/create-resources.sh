@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # LocalStack's ready hook (/etc/localstack/init/ready.d): creates what template.yaml declares
 # and a local run uses, from the request files in /etc/localstack/blog (resources/, which
-# infra/stack/tests/localstack.rs holds against the template): the table with its TTL
+# infra/stack/tests/integration/localstack.rs holds against the template): the table with its TTL
 # attribute, the dead-letter queue and the event queue, the uploads bucket, and the secrets
 # (generated JWT and webhook signing keys; the administrator's password from
 # BLOG_ADMIN_PASSWORD; the actuator's token from BLOG_ACTUATOR_TOKEN).

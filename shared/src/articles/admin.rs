@@ -153,15 +153,15 @@ pub async fn create(
         category_id: None,
         category_name: None,
         tags: Vec::new(),
-        status: Status::Draft.code(),
-        is_top: 0,
-        is_featured: 0,
-        is_comment_disabled: 0,
+        status: Status::Draft,
+        is_top: false,
+        is_featured: false,
+        is_comment_disabled: false,
         version: 1,
         publish_time: None,
         create_time: now.clone(),
         update_time: now,
-        is_deleted: 0,
+        is_deleted: false,
     };
     let body = apply(&mut head, input, taxonomy)?;
     head.id = next_id(ctx.table.as_ref(), IdKind::Article).await?;
@@ -177,7 +177,7 @@ pub(super) async fn existing(
     id: u64,
 ) -> Result<(ArticleHead, ArticleBody), ArticleError> {
     match read::load(ctx.table.as_ref(), id).await? {
-        Some((head, body)) if head.is_deleted == 0 => Ok((head, body)),
+        Some((head, body)) if !head.is_deleted => Ok((head, body)),
         _ => Err(ArticleError::ArticleNotFound),
     }
 }
@@ -247,7 +247,7 @@ async fn change(
     for _ in 0..ATTEMPTS {
         let before = read::load_head(ctx.table.as_ref(), id)
             .await?
-            .filter(|h| h.is_deleted == 0)
+            .filter(|h| !h.is_deleted)
             .ok_or(ArticleError::ArticleNotFound)?;
         let mut after = edit(&before)?;
         after.update_time = crate::time::now_string();
@@ -274,7 +274,7 @@ async fn change_status(
 ) -> Result<ArticleHead, ArticleError> {
     change(ctx, id, |before| {
         let mut after = before.clone();
-        after.status = lifecycle::transition(before.state(), action)?.code();
+        after.status = lifecycle::transition(before.status, action)?;
         if action == Action::Publish {
             after.publish_time = Some(crate::time::now_string());
         }
@@ -395,7 +395,7 @@ pub async fn delete(
 ) -> Result<ArticleOk<bool>, ArticleError> {
     change(&ctx, id, |before| {
         let mut after = before.clone();
-        after.is_deleted = 1;
+        after.is_deleted = true;
         Ok(after)
     })
     .await?;

@@ -17,7 +17,7 @@ use super::{
         ArticleEnvelope as Envelope, ArticleError, ArticleErrorEnvelope as Error, ArticleOk,
     },
     input::ListQuery,
-    model::{ArticleHead, Detail, ListItem, Page, Status},
+    model::{ArticleHead, Detail, ListItem, Page},
     read,
 };
 
@@ -55,8 +55,8 @@ pub async fn list(
     QueryParams(query, ..): QueryParams<ListQuery, ArticleError>,
 ) -> Result<ArticleOk<Page<ListItem>>, ArticleError> {
     let listing = query.validate()?;
-    let status = listing.status.and_then(Status::from_code);
-    let found = read::admin_page(ctx.table.as_ref(), status, listing.page, listing.size).await?;
+    let found =
+        read::admin_page(ctx.table.as_ref(), listing.status, listing.page, listing.size).await?;
     let records = found.heads.iter().map(ArticleHead::list_item).collect();
     Ok(ArticleOk::ok(Page::new(records, found.total, listing.page, listing.size, listing.current)))
 }

@@ -4,12 +4,15 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
-use crate::http::{
-    extract::{id_from_json, parse_id, present},
-    Failure,
+use crate::{
+    codes::Coded,
+    http::{
+        extract::{id_from_json, parse_id, present},
+        Failure,
+    },
 };
 
-use super::envelope::ArticleError;
+use super::{envelope::ArticleError, model::Status};
 
 /// Most tags one article may carry.
 pub const MAX_TAGS: usize = 10;
@@ -78,12 +81,12 @@ pub struct Validated {
     pub category_id: Option<u64>,
     /// Distinct tags in the order given.
     pub tag_ids: Vec<u64>,
-    /// 0 or 1.
-    pub is_top: i64,
-    /// 0 or 1.
-    pub is_featured: i64,
-    /// 0 or 1.
-    pub is_comment_disabled: i64,
+    /// Pinned.
+    pub is_top: bool,
+    /// Featured.
+    pub is_featured: bool,
+    /// Comments disabled.
+    pub is_comment_disabled: bool,
     /// The version the caller edited (update only).
     pub version: Option<i64>,
 }
@@ -92,9 +95,10 @@ fn invalid(message: impl Into<String>) -> ArticleError {
     Failure::Invalid(message.into()).into()
 }
 
-fn flag(name: &str, value: Option<i64>) -> Result<i64, ArticleError> {
+fn flag(name: &str, value: Option<i64>) -> Result<bool, ArticleError> {
     match value.unwrap_or(0) {
-        value @ (0 | 1) => Ok(value),
+        0 => Ok(false),
+        1 => Ok(true),
         _ => Err(invalid(format!("{name} must be 0 or 1"))),
     }
 }
@@ -206,7 +210,7 @@ pub struct Listing {
     /// Keyword.
     pub keyword: Option<String>,
     /// Status filter (administration list).
-    pub status: Option<i64>,
+    pub status: Option<Status>,
 }
 
 /// The longest Markdown an article takes, in bytes (about 15,000 words): with its rendering
@@ -276,7 +280,7 @@ impl ListQuery {
             category_id: id("categoryId", self.category_id.as_deref())?,
             tag_id: id("tagId", self.tag_id.as_deref())?,
             keyword: self.keyword.filter(|k| !k.trim().is_empty()),
-            status: status.map(|s| s as i64),
+            status: status.and_then(|code| Status::from_code(code as i64)),
         })
     }
 }
@@ -295,7 +299,7 @@ mod tests {
     fn defaults_apply_to_absent_optional_fields() {
         let v = validate(json!({"title": " T ", "content": "# x"})).unwrap();
         assert_eq!(v.title, "T");
-        assert_eq!((v.is_top, v.is_featured, v.is_comment_disabled), (0, 0, 0));
+        assert_eq!((v.is_top, v.is_featured, v.is_comment_disabled), (false, false, false));
         assert!(v.summary.is_none() && v.category_id.is_none() && v.tag_ids.is_empty());
     }
 

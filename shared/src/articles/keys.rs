@@ -1,6 +1,8 @@
 //! Keys of the article items (see docs/data-model.md).
 
-use crate::ports::table::Key;
+use crate::{codes::Coded, ports::table::Key};
+
+use super::model::Status;
 
 /// Partition of one article.
 pub fn partition(id: u64) -> String {
@@ -58,8 +60,8 @@ pub fn token(token: &str) -> String {
 }
 
 /// gsi2 partition of the administration list of one status.
-pub fn admin(status: i64) -> String {
-    format!("ADMIN#{status}")
+pub fn admin(status: Status) -> String {
+    format!("ADMIN#{}", status.code())
 }
 
 /// gsi2 partition of every non-deleted article carrying a category.

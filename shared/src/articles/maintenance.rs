@@ -28,7 +28,7 @@ async fn change(
     edit: impl Fn(&mut ArticleHead),
 ) -> Result<(), StoreError> {
     for _ in 0..5 {
-        let Some(before) = read::load_head(table, id).await?.filter(|h| h.is_deleted == 0) else {
+        let Some(before) = read::load_head(table, id).await?.filter(|h| !h.is_deleted) else {
             return Ok(());
         };
         let mut after = before.clone();

@@ -4,11 +4,12 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::{
+    codes::{self, Coded},
     http::docs::{api_time, api_time_or_null, id_string, id_string_or_empty},
     taxonomy::TagLabel,
 };
 
-/// Article status (spec 3.1).
+/// Article status (spec 3.1), stored and served as its code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
     /// 0.
@@ -19,9 +20,10 @@ pub enum Status {
     Archived,
 }
 
-impl Status {
-    /// The stored and served number.
-    pub fn code(self) -> i64 {
+impl Coded for Status {
+    const WHAT: &'static str = "article status";
+
+    fn code(self) -> i64 {
         match self {
             Status::Draft => 0,
             Status::Published => 1,
@@ -29,16 +31,12 @@ impl Status {
         }
     }
 
-    /// The status of a number.
-    pub fn from_code(code: i64) -> Option<Status> {
-        match code {
-            0 => Some(Status::Draft),
-            1 => Some(Status::Published),
-            2 => Some(Status::Archived),
-            _ => None,
-        }
+    fn from_code(code: i64) -> Option<Status> {
+        Status::ALL.into_iter().find(|status| status.code() == code)
     }
+}
 
+impl Status {
     /// Every status.
     pub const ALL: [Status; 3] = [Status::Draft, Status::Published, Status::Archived];
 
@@ -103,14 +101,18 @@ pub struct ArticleHead {
     /// Tags, in the order given.
     #[serde(default)]
     pub tags: Vec<TagRef>,
-    /// 0 draft, 1 published, 2 archived.
-    pub status: i64,
-    /// 0 or 1.
-    pub is_top: i64,
-    /// 0 or 1.
-    pub is_featured: i64,
-    /// 0 or 1.
-    pub is_comment_disabled: i64,
+    /// Stored as 0 draft, 1 published, 2 archived.
+    #[serde(with = "codes::code")]
+    pub status: Status,
+    /// Pinned (stored as 0 or 1).
+    #[serde(with = "codes::flag")]
+    pub is_top: bool,
+    /// Featured (stored as 0 or 1).
+    #[serde(with = "codes::flag")]
+    pub is_featured: bool,
+    /// Comments disabled (stored as 0 or 1).
+    #[serde(with = "codes::flag")]
+    pub is_comment_disabled: bool,
     /// Rises by 1 on every update.
     pub version: i64,
     /// First publication (kept when archived and unarchived).
@@ -120,20 +122,15 @@ pub struct ArticleHead {
     pub create_time: String,
     /// Last change.
     pub update_time: String,
-    /// Logical deletion flag (0 or 1).
-    #[serde(default)]
-    pub is_deleted: i64,
+    /// Logically deleted (stored as 0 or 1; absent reads as 0).
+    #[serde(default, with = "codes::flag")]
+    pub is_deleted: bool,
 }
 
 impl ArticleHead {
-    /// The status as an enum (unknown numbers read as drafts).
-    pub fn state(&self) -> Status {
-        Status::from_code(self.status).unwrap_or(Status::Draft)
-    }
-
     /// Whether it is PUBLISHED and not deleted (what the public lists and counters count).
     pub fn is_listed(&self) -> bool {
-        self.is_deleted == 0 && self.state() == Status::Published
+        !self.is_deleted && self.status == Status::Published
     }
 
     /// Tag ids in order.
@@ -143,7 +140,8 @@ impl ArticleHead {
 
     /// Listing sort key: read descending it is "isTop desc, publishTime desc" (id breaks ties).
     pub fn listing_key(&self) -> String {
-        format!("{}#{}#{:016}", self.is_top, self.publish_time.as_deref().unwrap_or(""), self.id)
+        let top = u8::from(self.is_top);
+        format!("{top}#{}#{:016}", self.publish_time.as_deref().unwrap_or(""), self.id)
     }
 
     /// The list item of the API.
@@ -158,8 +156,8 @@ impl ArticleHead {
             category_name: self.category_name.clone(),
             tags: self.tags.clone(),
             publish_time: self.publish_time.clone(),
-            is_top: self.is_top,
-            status: self.status,
+            is_top: self.is_top.into(),
+            status: self.status.code(),
         }
     }
 }
@@ -283,8 +281,8 @@ impl Detail {
             item: head.list_item(),
             content: body.content,
             content_html: body.content_html,
-            is_featured: head.is_featured,
-            is_comment_disabled: head.is_comment_disabled,
+            is_featured: head.is_featured.into(),
+            is_comment_disabled: head.is_comment_disabled.into(),
             toc_json: body.toc_json,
             create_time: head.create_time.clone(),
             update_time: head.update_time.clone(),
@@ -327,3 +325,7 @@ impl<T> Page<T> {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "model_tests.rs"]
+mod tests;

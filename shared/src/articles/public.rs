@@ -120,7 +120,7 @@ pub async fn detail(
     PathId(id, ..): PathId<ArticleError>,
 ) -> Result<ArticleOk<Detail>, ArticleError> {
     match read::load(ctx.table.as_ref(), id).await? {
-        Some((head, body)) if head.is_deleted == 0 && head.state() != Status::Draft => {
+        Some((head, body)) if !head.is_deleted && head.status != Status::Draft => {
             Ok(ArticleOk::ok(Detail::new(&head, body)))
         }
         _ => Err(ArticleError::ArticleNotFound),

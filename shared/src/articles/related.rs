@@ -18,7 +18,10 @@ use crate::{
     records::{self, query_all},
 };
 
-use super::{keys, model::ArticleHead};
+use super::{
+    keys,
+    model::{ArticleHead, Status},
+};
 
 /// Neighbours kept per article (the largest `limit` is 20).
 pub const NEIGHBOURS: usize = 20;
@@ -279,7 +282,7 @@ pub async fn related(
             None => {}
         }
     }
-    let Some(head) = head.filter(|h| h.is_deleted == 0 && h.status != 0) else {
+    let Some(head) = head.filter(|h| !h.is_deleted && h.status != Status::Draft) else {
         return Ok(None);
     };
     let category_tier = head

@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use crate::{
+    codes::Coded,
     ports::table::{n, s, AttributeValue, Condition, Item, Key, Table, TableError, Update, Write},
     records,
     taxonomy::{category_count_write, tag_count_write},
@@ -62,11 +63,11 @@ fn derived_items(head: &ArticleHead) -> Result<BTreeMap<String, Item>, TableErro
     if listed {
         gsi(&mut head_item, 1, keys::PUBLISHED.into(), order.clone());
     }
-    if head.is_deleted == 0 {
+    if !head.is_deleted {
         gsi(&mut head_item, 2, keys::admin(head.status), format!("{:016}", head.id));
     }
     items.insert(keys::HEAD.to_string(), head_item);
-    if head.is_deleted != 0 {
+    if head.is_deleted {
         return Ok(items);
     }
     if let Some(category) = head.category_id {
@@ -98,8 +99,8 @@ fn derived_items(head: &ArticleHead) -> Result<BTreeMap<String, Item>, TableErro
 fn unchanged(before: &ArticleHead) -> Condition {
     Condition::All(vec![
         Condition::equals("version", n(before.version)),
-        Condition::equals("status", n(before.status)),
-        Condition::equals("isDeleted", n(before.is_deleted)),
+        Condition::equals("status", n(before.status.code())),
+        Condition::equals("isDeleted", n(before.is_deleted.into())),
     ])
 }
 
@@ -120,7 +121,7 @@ fn counter_deltas(
     let mut deltas: BTreeMap<u64, (i64, i64)> = BTreeMap::new();
     let mut count = |head: &ArticleHead, sign: i64| {
         let listed = head.is_listed() as i64;
-        let referenced = (head.is_deleted == 0) as i64;
+        let referenced = i64::from(!head.is_deleted);
         for id in ids(head) {
             let entry = deltas.entry(id).or_default();
             entry.0 += sign * listed;
@@ -137,8 +138,7 @@ fn counter_deltas(
 
 fn stats_write(before: Option<&ArticleHead>, after: &ArticleHead) -> Option<Write> {
     let mut update = Update::new();
-    let counted =
-        |head: &ArticleHead, status: Status| head.is_deleted == 0 && head.state() == status;
+    let counted = |head: &ArticleHead, status: Status| !head.is_deleted && head.status == status;
     for status in Status::ALL {
         let delta = counted(after, status) as i64 - before.map_or(0, |b| counted(b, status) as i64);
         if delta != 0 {
@@ -242,15 +242,15 @@ mod tests {
                     color: "#000000".into(),
                 })
                 .collect(),
-            status: status.code(),
-            is_top: 0,
-            is_featured: 0,
-            is_comment_disabled: 0,
+            status,
+            is_top: false,
+            is_featured: false,
+            is_comment_disabled: false,
             version: 1,
             publish_time: Some("2026-01-01T00:00:00".into()),
             create_time: "2026-01-01T00:00:00".into(),
             update_time: "2026-01-01T00:00:00".into(),
-            is_deleted: 0,
+            is_deleted: false,
         }
     }
 
@@ -288,7 +288,7 @@ mod tests {
         );
         assert_eq!(published["A#HEAD"]["gsi1pk"], s("PUB"));
         let mut deleted = head(Status::Published, Some(3), &[4]);
-        deleted.is_deleted = 1;
+        deleted.is_deleted = true;
         assert_eq!(derived_items(&deleted).unwrap().len(), 1);
     }
 }

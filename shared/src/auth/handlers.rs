@@ -14,8 +14,8 @@ use crate::{
     users::{
         envelope::{AccountEnvelope, AccountError, AccountErrorEnvelope, AccountOk},
         model::{
-            parse_nickname, Email, Password, StoredUser, UserView, Username, ROLE_USER,
-            STATUS_ACTIVE,
+            parse_nickname, AccountStatus, Email, Password, StoredUser, UserView, Username,
+            ROLE_USER,
         },
         principal::Authenticated,
         repo::{self, StoreError},
@@ -105,7 +105,7 @@ pub(crate) async fn new_account(
         email: email.as_str().to_string(),
         nickname,
         avatar: String::new(),
-        status: STATUS_ACTIVE,
+        status: AccountStatus::Active,
         roles,
         password_hash,
         create_time: now.clone(),

@@ -17,7 +17,7 @@ use super::{
     handlers::{
         back_off, table_error, visible, Caller, Id, ATTEMPTS, NOT_FOUND, STORAGE, UNAUTHORIZED,
     },
-    model::{COMPLETED, FAILED},
+    model::UploadStatus,
     removal::remove_objects,
     repo::{self, WriteError},
     staging::{self, Placement},
@@ -65,9 +65,9 @@ pub async fn confirm(
         }
         let record = visible(&ctx, &caller, id).await?;
         match record.upload_status {
-            COMPLETED => return Ok(FileOk(())),
-            FAILED => return Err(FileError::Validation(FAILED_BEFORE.into())),
-            _ => {}
+            UploadStatus::Completed => return Ok(FileOk(())),
+            UploadStatus::Failed => return Err(FileError::Validation(FAILED_BEFORE.into())),
+            UploadStatus::Pending => {}
         }
         let placement =
             staging::place(blobs.as_ref(), &record).await.map_err(FileError::Storage)?;

@@ -25,7 +25,7 @@ use crate::{
 use super::{
     envelope::{FileEnvelope as Envelope, FileError, FileErrorEnvelope as Error, FileOk},
     input::{self, NewUpload, PresignInput},
-    model::{FileRecord, FileView, ObjectRecord, PresignedView, COMPLETED, PENDING},
+    model::{FileRecord, FileView, ObjectRecord, PresignedView, UploadStatus},
     removal::remove_objects,
     repo::{self, WriteError},
     staging,
@@ -95,7 +95,7 @@ fn new_record(
         object_marker: None,
         storage_type: blobs.storage_type().into(),
         bucket_name: blobs.bucket(),
-        upload_status: PENDING,
+        upload_status: UploadStatus::Pending,
         deleted: false,
         create_time: now.clone(),
         update_time: now,
@@ -195,7 +195,7 @@ async fn instant(
             }
         }
         let record = FileRecord {
-            upload_status: COMPLETED,
+            upload_status: UploadStatus::Completed,
             object_marker: Some(marker.pk.clone()),
             ..new_record(id, caller, upload, object.file_key.clone(), blobs)
         };
@@ -284,7 +284,7 @@ pub async fn access_url(
     }
     let blobs = ctx.port.clone();
     let record = visible(&ctx, &caller, id).await?;
-    if record.upload_status != COMPLETED {
+    if record.upload_status != UploadStatus::Completed {
         return Err(FileError::NotFound);
     }
     let expires = Duration::from_secs(minutes as u64 * 60);

@@ -5,15 +5,39 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::http::docs::{api_time, id_string};
+use crate::{
+    codes::{self, Coded},
+    http::docs::{api_time, id_string},
+};
 
-/// `uploadStatus` of a record created by presigned and not confirmed yet.
-pub const PENDING: u8 = 0;
-/// `uploadStatus` of a confirmed (or instant) record.
-pub const COMPLETED: u8 = 1;
-/// `uploadStatus` of an upload whose stored bytes did not match the declared size or MD5 at
-/// confirm (final: a new upload starts over).
-pub const FAILED: u8 = 2;
+/// Where an upload stands (`uploadStatus`, stored and served as its code).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UploadStatus {
+    /// 0: created by presigned, not confirmed yet.
+    Pending,
+    /// 1: confirmed, or instant.
+    Completed,
+    /// 2: the stored bytes did not match the declared size or MD5 at confirm (final: a new
+    /// upload starts over).
+    Failed,
+}
+
+impl Coded for UploadStatus {
+    const WHAT: &'static str = "upload status";
+
+    fn code(self) -> i64 {
+        match self {
+            UploadStatus::Pending => 0,
+            UploadStatus::Completed => 1,
+            UploadStatus::Failed => 2,
+        }
+    }
+
+    fn from_code(code: i64) -> Option<Self> {
+        use UploadStatus::*;
+        [Pending, Completed, Failed].into_iter().find(|status| status.code() == code)
+    }
+}
 
 /// A stored file record (`FILE#<id>` / `META`). Deleting marks it `deleted`; it then answers
 /// as absent.
@@ -50,8 +74,9 @@ pub struct FileRecord {
     pub storage_type: String,
     /// Bucket of the stored object.
     pub bucket_name: String,
-    /// [`PENDING`], [`COMPLETED`] or [`FAILED`].
-    pub upload_status: u8,
+    /// Stored as 0 pending, 1 completed, 2 failed.
+    #[serde(with = "codes::code")]
+    pub upload_status: UploadStatus,
     /// Logically deleted.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub deleted: bool,
@@ -84,7 +109,7 @@ impl FileRecord {
             md5: self.md5.clone().unwrap_or_default(),
             storage_type: self.storage_type.clone(),
             bucket_name: self.bucket_name.clone(),
-            upload_status: self.upload_status,
+            upload_status: self.upload_status.code() as u8,
             create_time: self.create_time.clone(),
             update_time: self.update_time.clone(),
         }
@@ -170,4 +195,68 @@ pub struct PresignedView {
     pub file_key: String,
     /// The content was stored already: nothing to upload, the record is COMPLETED.
     pub instant: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use serde_dynamo::{AttributeValue, Item};
+
+    use super::*;
+
+    /// A confirmed record as the table has held them since the first release.
+    fn stored_record(status: &str) -> Item {
+        let (n, s) = (|v: &str| AttributeValue::N(v.into()), |v: &str| AttributeValue::S(v.into()));
+        let attributes = [
+            ("id", n("9")),
+            ("ownerId", n("2")),
+            ("fileName", s("a.png")),
+            ("fileSize", n("5")),
+            ("fileType", s("image/png")),
+            ("fileKey", s("uploads/2026/03/04/a.png")),
+            ("stagingKey", s("incoming/a.png")),
+            ("md5", s("5d41402abc4b2a76b9719d911017c592")),
+            ("storageType", s("LOCAL")),
+            ("bucketName", s("local")),
+            ("uploadStatus", n(status)),
+            ("createTime", s("2026-03-04T00:00:00")),
+            ("updateTime", s("2026-03-04T00:01:00")),
+        ];
+        attributes.map(|(k, v)| (k.to_string(), v)).into_iter().collect::<HashMap<_, _>>().into()
+    }
+
+    fn record(upload_status: UploadStatus) -> FileRecord {
+        FileRecord {
+            id: 9,
+            owner_id: 2,
+            file_name: "a.png".into(),
+            file_size: 5,
+            file_type: "image/png".into(),
+            file_key: "uploads/2026/03/04/a.png".into(),
+            staging_key: Some("incoming/a.png".into()),
+            md5: Some("5d41402abc4b2a76b9719d911017c592".into()),
+            object_marker: None,
+            storage_type: "LOCAL".into(),
+            bucket_name: "local".into(),
+            upload_status,
+            deleted: false,
+            create_time: "2026-03-04T00:00:00".into(),
+            update_time: "2026-03-04T00:01:00".into(),
+        }
+    }
+
+    #[test]
+    fn a_record_is_stored_with_the_attributes_and_types_of_the_first_layout() {
+        use UploadStatus::*;
+        for (status, code) in [(Pending, "0"), (Completed, "1"), (Failed, "2")] {
+            let item: Item = serde_dynamo::to_item(record(status)).unwrap();
+            assert_eq!(item, stored_record(code), "{status:?}");
+            let read: FileRecord = serde_dynamo::from_item(stored_record(code)).unwrap();
+            assert_eq!(read, record(status));
+            let served = serde_json::to_value(read.view()).unwrap();
+            assert_eq!(served["uploadStatus"].to_string(), code);
+        }
+        assert!(serde_dynamo::from_item::<_, FileRecord>(stored_record("3")).is_err());
+    }
 }

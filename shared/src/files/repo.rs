@@ -8,12 +8,13 @@
 //! it.
 
 use crate::{
+    codes::Coded,
     ids::{next_id, IdKind},
     ports::table::{n, s, AttributeValue, Condition, Item, Key, Table, TableError, Update, Write},
     records,
 };
 
-use super::model::{FileRecord, ObjectRecord, COMPLETED, FAILED};
+use super::model::{FileRecord, ObjectRecord, UploadStatus};
 
 /// Sort key of every stored-object marker.
 const MARKER_SK: &str = "OBJECT";
@@ -38,7 +39,7 @@ pub fn legacy_object_key(md5: &str, size: u64) -> Key {
 /// were per owner) the legacy marker of its content; `None` when no marker can count it (not
 /// COMPLETED, or no MD5). Whether the marker does count it is for its `fileKey` to say.
 pub fn marker_of(record: &FileRecord) -> Option<Key> {
-    let md5 = record.md5.as_deref().filter(|_| record.upload_status == COMPLETED)?;
+    let md5 = record.md5.as_deref().filter(|_| record.upload_status == UploadStatus::Completed)?;
     Some(match &record.object_marker {
         Some(pk) => Key::new(pk.clone(), MARKER_SK),
         None => legacy_object_key(md5, record.file_size),
@@ -115,13 +116,13 @@ pub async fn create_instant(
 
 fn unchanged(record: &FileRecord) -> Condition {
     Condition::All(vec![
-        Condition::equals("uploadStatus", n(record.upload_status.into())),
+        Condition::equals("uploadStatus", n(record.upload_status.code())),
         Condition::LacksAttribute("deleted".into()),
     ])
 }
 
-fn status_change(record: &FileRecord, status: u8, now: &str) -> (Key, Update, Condition) {
-    let update = Update::new().set("uploadStatus", n(status.into())).set("updateTime", s(now));
+fn status_change(record: &FileRecord, status: UploadStatus, now: &str) -> (Key, Update, Condition) {
+    let update = Update::new().set("uploadStatus", n(status.code())).set("updateTime", s(now));
     (file_key(record.id), update, unchanged(record))
 }
 
@@ -144,7 +145,7 @@ pub async fn complete(
     record: &FileRecord,
     now: &str,
 ) -> Result<Completed, WriteError> {
-    let (key, update, condition) = status_change(record, COMPLETED, now);
+    let (key, update, condition) = status_change(record, UploadStatus::Completed, now);
     if let Some(md5) = &record.md5 {
         let marker_key = object_key(record.owner_id, md5, record.file_size);
         let marker = ObjectRecord {
@@ -174,7 +175,7 @@ pub async fn complete(
 
 /// Moves a PENDING record whose stored bytes do not match its declared size or MD5 to FAILED.
 pub async fn fail(table: &dyn Table, record: &FileRecord, now: &str) -> Result<(), WriteError> {
-    let (key, update, condition) = status_change(record, FAILED, now);
+    let (key, update, condition) = status_change(record, UploadStatus::Failed, now);
     table.update(&key, update, Some(condition)).await.map_err(changed_on_cancel)?;
     Ok(())
 }

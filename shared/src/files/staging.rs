@@ -118,6 +118,7 @@ pub async fn run_stale_upload_removal(blobs: Arc<dyn Blobs>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::files::model::UploadStatus;
 
     #[test]
     fn the_staging_key_carries_the_name_of_the_file_key() {
@@ -138,7 +139,7 @@ mod tests {
             object_marker: None,
             storage_type: "LOCAL".into(),
             bucket_name: "local".into(),
-            upload_status: 0,
+            upload_status: UploadStatus::Pending,
             deleted: false,
             create_time: String::new(),
             update_time: String::new(),

@@ -5,6 +5,7 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use crate::{
+    codes::Coded,
     context::AppContext,
     http::{
         docs::Null,
@@ -16,8 +17,8 @@ use crate::{
 use super::{
     envelope::{AccountEnvelope, AccountError, AccountErrorEnvelope, AccountOk},
     model::{
-        parse_avatar, parse_nickname, parse_roles, roles_or_null_schema, Email, StoredUser,
-        UserView, ROLE_ADMIN,
+        parse_avatar, parse_nickname, parse_roles, roles_or_null_schema, AccountStatus, Email,
+        StoredUser, UserView, ROLE_ADMIN,
     },
     principal::{AdminOnly, Authenticated, Principal},
     repo::{self, StoreError},
@@ -159,7 +160,7 @@ pub async fn update_me(
     if request.username.as_ref().is_some_and(|u| *u != before.username) {
         return Err(Failure::Invalid("username cannot be changed".into()).into());
     }
-    if request.status.is_some_and(|s| s != before.status) {
+    if request.status.is_some_and(|s| s != before.status.code()) {
         return Err(Failure::Invalid("status cannot be changed on your own profile".into()).into());
     }
     let mut after = before.clone();
@@ -252,11 +253,10 @@ pub async fn update_user(
         avatar: request.avatar.as_deref(),
     }
     .apply(&mut after)?;
-    if let Some(status) = request.status {
-        if status != 0 && status != 1 {
-            return Err(Failure::Invalid("status must be 0 (disabled) or 1 (active)".into()).into());
-        }
-        if status == 0 && id == admin.id {
+    if let Some(code) = request.status {
+        let status = AccountStatus::from_code(code)
+            .ok_or_else(|| Failure::Invalid("status must be 0 (disabled) or 1 (active)".into()))?;
+        if status == AccountStatus::Disabled && id == admin.id {
             return Err(Failure::Invalid("you cannot disable your own account".into()).into());
         }
         after.status = status;

@@ -4,6 +4,8 @@ use std::sync::LazyLock;
 
 use regex_lite::Regex;
 use serde::{Deserialize, Serialize};
+
+use crate::codes::{self, Coded};
 use utoipa::{
     openapi::{schema::SchemaType, Array, ArrayBuilder, Type},
     ToSchema,
@@ -13,10 +15,30 @@ use utoipa::{
 pub const ROLE_USER: &str = "ROLE_USER";
 /// Role of administrators.
 pub const ROLE_ADMIN: &str = "ROLE_ADMIN";
-/// Status of an active account.
-pub const STATUS_ACTIVE: i64 = 1;
-/// Status of an account disabled by an administrator.
-pub const STATUS_DISABLED: i64 = 0;
+
+/// Whether an account may sign in, stored and served as 1 active, 0 disabled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccountStatus {
+    /// 0: disabled by an administrator.
+    Disabled,
+    /// 1: may sign in and use tokens.
+    Active,
+}
+
+impl Coded for AccountStatus {
+    const WHAT: &'static str = "account status";
+
+    fn code(self) -> i64 {
+        match self {
+            AccountStatus::Disabled => 0,
+            AccountStatus::Active => 1,
+        }
+    }
+
+    fn from_code(code: i64) -> Option<Self> {
+        [AccountStatus::Disabled, AccountStatus::Active].into_iter().find(|s| s.code() == code)
+    }
+}
 
 static USERNAME: LazyLock<Regex> =
     LazyLock::new(|| Regex::new("^[A-Za-z0-9_]{3,20}$").expect("valid regex"));
@@ -156,8 +178,9 @@ pub struct StoredUser {
     /// Avatar URL (may be empty).
     #[serde(default)]
     pub avatar: String,
-    /// 1 active, 0 disabled.
-    pub status: i64,
+    /// Stored as 1 active, 0 disabled.
+    #[serde(with = "codes::code")]
+    pub status: AccountStatus,
     /// `ROLE_USER`, maybe `ROLE_ADMIN`.
     pub roles: Vec<String>,
     /// Argon2id PHC string.
@@ -176,7 +199,7 @@ impl StoredUser {
 
     /// Whether the account may sign in and use tokens.
     pub fn is_active(&self) -> bool {
-        self.status != STATUS_DISABLED
+        self.status == AccountStatus::Active
     }
 
     /// The public view of the account.
@@ -187,7 +210,7 @@ impl StoredUser {
             email: self.email.clone(),
             nickname: self.nickname.clone(),
             avatar: self.avatar.clone(),
-            status: self.status,
+            status: self.status.code(),
             roles: self.roles.clone(),
             create_time: self.create_time.clone(),
         }
@@ -222,6 +245,8 @@ pub struct UserView {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashMap;
+
     use super::*;
 
     #[test]
@@ -255,6 +280,46 @@ mod tests {
         assert_eq!(parse_roles(&["ROLE_ADMIN".into()]).unwrap(), vec![ROLE_USER, ROLE_ADMIN]);
         assert_eq!(parse_roles(&[]).unwrap(), vec![ROLE_USER]);
         assert!(parse_roles(&["ROLE_ROOT".into()]).is_err());
+    }
+
+    fn stored_user(status: &str) -> serde_dynamo::Item {
+        use serde_dynamo::AttributeValue::{L, N, S};
+        let attributes = [
+            ("id", N("7".into())),
+            ("username", S("alice".into())),
+            ("email", S("alice@example.com".into())),
+            ("nickname", S("Alice".into())),
+            ("avatar", S(String::new())),
+            ("status", N(status.into())),
+            ("roles", L(vec![S(ROLE_USER.into()), S(ROLE_ADMIN.into())])),
+            ("passwordHash", S("$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA".into())),
+            ("createTime", S("2026-01-01T00:00:00".into())),
+            ("updateTime", S("2026-01-02T00:00:00".into())),
+        ];
+        attributes.map(|(k, v)| (k.to_string(), v)).into_iter().collect::<HashMap<_, _>>().into()
+    }
+
+    #[test]
+    fn an_account_is_stored_with_the_attributes_and_types_of_the_first_layout() {
+        let user = StoredUser {
+            id: 7,
+            username: "alice".into(),
+            email: "alice@example.com".into(),
+            nickname: "Alice".into(),
+            avatar: String::new(),
+            status: AccountStatus::Disabled,
+            roles: vec![ROLE_USER.into(), ROLE_ADMIN.into()],
+            password_hash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA".into(),
+            create_time: "2026-01-01T00:00:00".into(),
+            update_time: "2026-01-02T00:00:00".into(),
+        };
+        let item: serde_dynamo::Item = serde_dynamo::to_item(&user).unwrap();
+        assert_eq!(item, stored_user("0"));
+        let read: StoredUser = serde_dynamo::from_item(stored_user("0")).unwrap();
+        assert_eq!((read.status, read.is_active(), read.view().status), (user.status, false, 0));
+        let active: StoredUser = serde_dynamo::from_item(stored_user("1")).unwrap();
+        assert_eq!((active.status, active.is_active()), (AccountStatus::Active, true));
+        assert_eq!(serde_json::to_value(active.view()).unwrap()["status"], 1);
     }
 
     #[test]

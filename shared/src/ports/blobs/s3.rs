@@ -3,7 +3,8 @@
 //! values; nothing else is signed, so a PUT with only `Content-Type` works (as a browser's
 //! `fetch` sends it). Every SDK error becomes an `anyhow` error naming the operation and the key,
 //! followed by the service's error code and message (or the SDK's error chain when no service
-//! answered).
+//! answered). A client and buckets on an emulator, for tests, are in `s3_testing.rs` (feature
+//! `test-support`).
 
 use std::time::{Duration, SystemTime};
 
@@ -11,12 +12,15 @@ use crate::ports::aws::{LazyClient, SdkConfig};
 use anyhow::{anyhow, Context};
 use async_trait::async_trait;
 use aws_sdk_s3::config::http::HttpResponse;
-use aws_sdk_s3::config::{BehaviorVersion, Credentials, Region};
 use aws_sdk_s3::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_s3::presigning::PresigningConfig;
 use aws_sdk_s3::Client;
 
 use super::{Blobs, ListedObject, ObjectInfo, PresignedUpload, Served, UploadSpec};
+
+#[cfg(any(test, feature = "test-support"))]
+#[path = "s3_testing.rs"]
+mod testing;
 
 /// The S3 adapter of the [`Blobs`] port, bound to one bucket. Cheap to clone.
 #[derive(Clone, Debug)]
@@ -42,34 +46,6 @@ impl S3Blobs {
         let config = config.build();
         let client = LazyClient::new(move || Client::from_conf(config.clone()));
         Self { client, bucket: bucket.into() }
-    }
-
-    /// An S3 client for the server at `endpoint` with static test credentials (`test`/`test`,
-    /// region us-east-1, path-style addressing).
-    pub fn test_client(endpoint: &str) -> Client {
-        let credentials = Credentials::new("test", "test", None, None, "blog-tests");
-        let config = aws_sdk_s3::Config::builder()
-            .behavior_version(BehaviorVersion::latest())
-            .region(Region::new("us-east-1"))
-            .credentials_provider(credentials)
-            .endpoint_url(endpoint)
-            .force_path_style(true)
-            .build();
-        Client::from_conf(config)
-    }
-
-    /// Creates `bucket` on the server behind `client` (an existing one is reused) and returns
-    /// an adapter for it. For emulators and tests: the production bucket comes from the template.
-    pub async fn create_bucket(client: &Client, bucket: &str) -> anyhow::Result<Self> {
-        match client.create_bucket().bucket(bucket).send().await {
-            Ok(_) => {}
-            Err(e)
-                if e.as_service_error().is_some_and(|e| {
-                    e.is_bucket_already_owned_by_you() || e.is_bucket_already_exists()
-                }) => {}
-            Err(e) => return Err(sdk_error("CreateBucket", bucket, e)),
-        }
-        Ok(Self::new(client.clone(), bucket))
     }
 
     /// The underlying SDK client.

@@ -86,7 +86,9 @@ impl BedrockEmbedder {
         Self::new(Client::from_conf(config.build()), model_id, dimensions)
     }
 
-    /// Sends at most `chars` characters of each text instead of [`MAX_INPUT_CHARS`] (at least 1).
+    /// Sends at most `chars` characters of each text instead of [`MAX_INPUT_CHARS`] (at least 1):
+    /// the tests' way to reach the cut with short texts (feature `test-support`).
+    #[cfg(feature = "test-support")]
     pub fn with_max_input_chars(mut self, chars: usize) -> Self {
         self.max_input_chars = chars.max(1);
         self

@@ -4,16 +4,17 @@
 //! DynamoDB refuses as malformed (`ValidationException`) to [`TableError::Invalid`], and every
 //! other SDK error to [`TableError::Backend`].
 //!
-//! Every request asks for `ReturnConsumedCapacity::Total`; [`DynamoTable::usage`] adds it up.
+//! Every request asks for `ReturnConsumedCapacity::Total`; with the feature `test-support`,
+//! `DynamoTable::usage` adds it up for the capacity bench (`dynamodb_usage.rs`).
 
 #[path = "dynamodb_expr.rs"]
 mod expr;
 #[path = "dynamodb_setup.rs"]
 mod setup;
+#[path = "dynamodb_usage.rs"]
+mod usage;
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::Arc;
 use std::time::Duration;
 
 use crate::ports::aws::SdkConfig;
@@ -22,11 +23,14 @@ use async_trait::async_trait;
 use aws_sdk_dynamodb::error::{BuildError, ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
-    AttributeValue as Av, ConditionCheck, ConsumedCapacity, Delete, KeysAndAttributes, Put,
-    ReturnConsumedCapacity, ReturnValue, TransactWriteItem, Update as UpdateAction,
+    AttributeValue as Av, ConditionCheck, Delete, KeysAndAttributes, Put, ReturnConsumedCapacity,
+    ReturnValue, TransactWriteItem, Update as UpdateAction,
 };
 use aws_sdk_dynamodb::Client;
 use expr::Expr;
+#[cfg(feature = "test-support")]
+pub use usage::TableUsage;
+use usage::Usage;
 
 use super::{
     is_expired, now_epoch_seconds, Condition, Index, Item, Key, Query, QueryPage, Table,
@@ -52,43 +56,19 @@ macro_rules! with_parts {
     }};
 }
 
-/// Requests and capacity consumed through one [`DynamoTable`] since its creation or last reset.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct TableUsage {
-    /// Requests sent, including retries and failed ones.
-    pub calls: u64,
-    /// Read capacity units reported by DynamoDB.
-    pub read_units: f64,
-    /// Write capacity units reported by DynamoDB.
-    pub write_units: f64,
-}
-
-/// [`TableUsage`] as atomics (capacity units as `f64` bits).
-#[derive(Default)]
-struct Counters {
-    calls: AtomicU64,
-    read_units: AtomicU64,
-    write_units: AtomicU64,
-}
-
-fn add_units(counter: &AtomicU64, units: f64) {
-    let add = |bits: u64| Some((f64::from_bits(bits) + units).to_bits());
-    let _always_some = counter.fetch_update(Relaxed, Relaxed, add);
-}
-
 /// The DynamoDB adapter of the [`Table`] port. Cheap to clone; clones share usage counters.
 #[derive(Clone)]
 pub struct DynamoTable {
     client: Client,
     table: String,
-    usage: Arc<Counters>,
+    usage: Usage,
 }
 
 impl DynamoTable {
     /// An adapter for the table `table_name` through `client`.
     pub fn new(client: Client, table_name: impl Into<String>) -> Self {
         let table = table_name.into();
-        Self { client, table, usage: Arc::default() }
+        Self { client, table, usage: Usage::new() }
     }
 
     /// An adapter built from the shared SDK configuration; `endpoint` overrides the endpoint of
@@ -109,41 +89,6 @@ impl DynamoTable {
     /// The table's name.
     pub fn table_name(&self) -> &str {
         &self.table
-    }
-
-    /// Requests sent and capacity units consumed so far.
-    pub fn usage(&self) -> TableUsage {
-        let units = |counter: &AtomicU64| f64::from_bits(counter.load(Relaxed));
-        TableUsage {
-            calls: self.usage.calls.load(Relaxed),
-            read_units: units(&self.usage.read_units),
-            write_units: units(&self.usage.write_units),
-        }
-    }
-
-    /// Sets the usage counters back to zero.
-    pub fn reset_usage(&self) {
-        self.usage.calls.store(0, Relaxed);
-        self.usage.read_units.store(0f64.to_bits(), Relaxed);
-        self.usage.write_units.store(0f64.to_bits(), Relaxed);
-    }
-
-    fn called(&self) {
-        self.usage.calls.fetch_add(1, Relaxed);
-    }
-
-    /// Counts reported capacity; a total without a read/write split counts as `write` says.
-    fn consumed<'a>(&self, write: bool, capacity: impl IntoIterator<Item = &'a ConsumedCapacity>) {
-        for c in capacity {
-            let total = c.capacity_units().unwrap_or_default();
-            let (read, written) = match (c.read_capacity_units(), c.write_capacity_units()) {
-                (None, None) if write => (0.0, total),
-                (None, None) => (total, 0.0),
-                (read, written) => (read.unwrap_or_default(), written.unwrap_or_default()),
-            };
-            add_units(&self.usage.read_units, read);
-            add_units(&self.usage.write_units, written);
-        }
     }
 
     fn transact_item(&self, write: &Write, now: i64) -> Result<TransactWriteItem, TableError> {
@@ -274,7 +219,7 @@ async fn backoff(attempt: u32) {
 #[async_trait]
 impl Table for DynamoTable {
     async fn get(&self, key: &Key) -> Result<Option<Item>, TableError> {
-        self.called();
+        self.usage.called();
         let out = self
             .client
             .get_item()
@@ -285,7 +230,7 @@ impl Table for DynamoTable {
             .send()
             .await
             .map_err(|e| failure("GetItem", e))?;
-        self.consumed(false, out.consumed_capacity());
+        self.usage.consumed(false, out.consumed_capacity());
         let now = now_epoch_seconds();
         Ok(out.item.map(Item::from).filter(|item| !is_expired(item, now)))
     }
@@ -307,7 +252,7 @@ impl Table for DynamoTable {
             if attempt > 0 {
                 backoff(attempt).await;
             }
-            self.called();
+            self.usage.called();
             let out = self
                 .client
                 .batch_get_item()
@@ -316,7 +261,7 @@ impl Table for DynamoTable {
                 .send()
                 .await
                 .map_err(|e| failure("BatchGetItem", e))?;
-            self.consumed(false, out.consumed_capacity());
+            self.usage.consumed(false, out.consumed_capacity());
             let items = out.responses.and_then(|mut r| r.remove(&self.table));
             for item in items.unwrap_or_default().into_iter().map(Item::from) {
                 found.extend(Key::of(&item).map(|key| (key, item)));
@@ -344,10 +289,10 @@ impl Table for DynamoTable {
             .set_item(Some(item.into()))
             .set_condition_expression(condition)
             .return_consumed_capacity(TOTAL);
-        self.called();
+        self.usage.called();
         match with_parts!(request, x).send().await {
             Ok(out) => {
-                self.consumed(true, out.consumed_capacity());
+                self.usage.consumed(true, out.consumed_capacity());
                 Ok(())
             }
             Err(e) if is_condition_failure(&e) => Err(TableError::ConditionFailed),
@@ -373,10 +318,10 @@ impl Table for DynamoTable {
             .set_condition_expression(condition)
             .return_values(ReturnValue::AllNew)
             .return_consumed_capacity(TOTAL);
-        self.called();
+        self.usage.called();
         match with_parts!(request, x).send().await {
             Ok(out) => {
-                self.consumed(true, out.consumed_capacity());
+                self.usage.consumed(true, out.consumed_capacity());
                 Ok(out.attributes.unwrap_or_else(|| key_attrs(key)).into())
             }
             Err(e) if is_condition_failure(&e) => Err(TableError::ConditionFailed),
@@ -400,10 +345,10 @@ impl Table for DynamoTable {
             .set_condition_expression(condition)
             .return_values(ReturnValue::AllOld)
             .return_consumed_capacity(TOTAL);
-        self.called();
+        self.usage.called();
         match with_parts!(request, x).send().await {
             Ok(out) => {
-                self.consumed(true, out.consumed_capacity());
+                self.usage.consumed(true, out.consumed_capacity());
                 Ok(out.attributes.map(Item::from).filter(|old| !is_expired(old, now)))
             }
             Err(e) if is_condition_failure(&e) => Err(TableError::ConditionFailed),
@@ -429,9 +374,9 @@ impl Table for DynamoTable {
             .set_limit(query.limit.map(|limit| i32::try_from(limit).unwrap_or(i32::MAX)))
             .set_exclusive_start_key(query.start_after.map(Into::into))
             .return_consumed_capacity(TOTAL);
-        self.called();
+        self.usage.called();
         let out = with_parts!(request, x).send().await.map_err(|e| failure("Query", e))?;
-        self.consumed(false, out.consumed_capacity());
+        self.usage.consumed(false, out.consumed_capacity());
         let items = out.items.unwrap_or_default().into_iter().map(Item::from).collect();
         Ok(QueryPage { items, next: out.last_evaluated_key.map(Item::from) })
     }
@@ -450,10 +395,10 @@ impl Table for DynamoTable {
                 .transact_write_items()
                 .set_transact_items(Some(items.collect::<Result<_, _>>()?))
                 .return_consumed_capacity(TOTAL);
-            self.called();
+            self.usage.called();
             let error = match request.send().await {
                 Ok(out) => {
-                    self.consumed(true, out.consumed_capacity());
+                    self.usage.consumed(true, out.consumed_capacity());
                     return Ok(());
                 }
                 Err(error) => error,
@@ -490,7 +435,7 @@ impl Table for DynamoTable {
     }
 
     async fn ping(&self) -> Result<(), TableError> {
-        self.called();
+        self.usage.called();
         let described = self.client.describe_table().table_name(&self.table).send().await;
         described.map(|_| ()).map_err(|e| failure("DescribeTable", e))
     }

@@ -1,16 +1,14 @@
 //! Table creation for DynamoDB Local, the local gateway and tests (production tables come from
-//! the CloudFormation template).
+//! the CloudFormation template), and the tests' adapter on an emulator (feature `test-support`).
 
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context};
-use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
 use aws_sdk_dynamodb::error::{BuildError, DisplayErrorContext};
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, GlobalSecondaryIndex, IndexStatus, KeySchemaElement, KeyType,
     Projection, ProjectionType, ScalarAttributeType, TableStatus, TimeToLiveSpecification,
 };
-use aws_sdk_dynamodb::Client;
 
 use super::super::{Index, PK, SK, TTL};
 use super::DynamoTable;
@@ -21,7 +19,11 @@ const ACTIVE_TIMEOUT: Duration = Duration::from_secs(120);
 impl DynamoTable {
     /// An adapter on the emulator at `endpoint` with static test credentials (`test`/`test`,
     /// region us-east-1), its table created when missing.
+    #[cfg(feature = "test-support")]
     pub async fn connect_for_tests(endpoint: &str, table_name: &str) -> anyhow::Result<Self> {
+        use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
+        use aws_sdk_dynamodb::Client;
+
         let credentials = Credentials::new("test", "test", None, None, "blog-tests");
         let config = aws_sdk_dynamodb::Config::builder()
             .behavior_version(BehaviorVersion::latest())

@@ -1,0 +1,37 @@
+//! API tests of the public and admin article areas, on both adapter sets.
+
+// The worker suite builds its articles with these steps too.
+pub(crate) mod cases;
+mod races;
+mod reads;
+mod writes;
+
+on_every_target!(
+    cases::an_administrator_creates_a_draft_with_rendered_content,
+    cases::create_and_update_name_the_field_that_breaks_a_rule,
+    cases::the_status_transitions_follow_the_spec_table,
+    cases::publish_sets_the_publish_time_and_emits_the_event,
+    cases::updates_raise_the_version_and_stale_versions_conflict,
+    cases::of_concurrent_updates_of_one_version_exactly_one_wins,
+    cases::deleted_and_unknown_articles_are_not_found,
+    cases::only_administrators_manage_articles,
+    cases::counters_stay_exact_through_the_lifecycle,
+    cases::concurrent_publish_and_archive_keep_the_counters_exact,
+    races::concurrent_status_changes_of_one_article_keep_the_counters_exact,
+    cases::deleting_a_tag_detaches_it_from_its_articles,
+    cases::renaming_a_category_or_tag_shows_in_the_articles,
+    reads::the_public_list_orders_pinned_then_newest_with_exact_pages,
+    reads::the_public_list_filters_by_category_tag_and_keyword,
+    reads::list_parameters_are_validated,
+    reads::a_public_page_deeper_than_1000_articles_is_refused_without_reading,
+    reads::the_public_detail_shows_published_and_archived_only,
+    reads::every_field_has_its_spec_type,
+    reads::reads_cost_what_the_data_model_says,
+    reads::a_full_page_of_a_category_or_tag_is_still_two_calls,
+    reads::the_admin_list_shows_every_state_with_a_status_filter,
+    reads::the_admin_list_reads_every_state_and_the_total_in_one_round_trip,
+    reads::a_repeated_public_read_is_kept_until_the_next_write,
+    writes::create_and_update_read_the_category_and_tags_in_one_round_trip,
+    writes::an_update_answers_its_first_failed_check,
+    writes::content_too_large_for_one_item_is_a_parameter_error_naming_it,
+);

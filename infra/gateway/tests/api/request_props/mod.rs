@@ -1,0 +1,288 @@
+//! Property tests of request parsing: arbitrary bytes, arbitrary JSON and JSON shaped like each
+//! endpoint's body (its field names with values of any type and size), arbitrary query strings
+//! and path segments. Whatever comes in, the answer is never a 5xx and never a panic, and it is
+//! a JSON body in the envelope of the endpoint's area (or the JSON 404 for a path nothing
+//! serves). Through the gateway's router in-process, and over HTTP through the stack's API
+//! Gateway front to the function binaries.
+
+mod fields;
+mod routes;
+mod strategies;
+
+use proptest::{
+    prelude::*,
+    test_runner::{Config, TestCaseError, TestRunner},
+};
+use serde_json::{json, Value};
+
+use crate::support::Api;
+use routes::{Caller::*, Endpoint, Family, Family::*, BODY_ROUTES, PATH_ROUTES, QUERY_ROUTES};
+use strategies::{body, content_type, encode, query, raw_value};
+
+/// The API with data to point at: accounts, a published article with a category and a tag, a
+/// pending file.
+struct Fixture {
+    api: Api,
+    admin: String,
+    user: String,
+    victim: String,
+    article: String,
+    category: String,
+    tag: String,
+    file: String,
+}
+
+impl Fixture {
+    async fn new(api: Api) -> Fixture {
+        let admin = api.admin_token().await;
+        let (_, user) = api.user("fuzzer").await;
+        let victim = api.register("victim").await.body["data"]["id"].to_string();
+        let mut ids = vec![];
+        for (kind, name) in [("categories", "fuzzed"), ("tags", "fuzzed")] {
+            let body = json!({"name": name, "slug": name});
+            let reply =
+                api.call("POST", &format!("/api/v1/admin/{kind}"), Some(&admin), Some(body)).await;
+            ids.push(reply.body["data"]["id"].as_str().unwrap().to_string());
+        }
+        let body =
+            json!({"title": "Target", "content": "x", "categoryId": ids[0], "tagIds": [ids[1]]});
+        let reply = api.call("POST", "/api/v1/admin/articles", Some(&admin), Some(body)).await;
+        let article = reply.body["data"].as_str().unwrap().to_string();
+        let publish = format!("/api/v1/admin/articles/{article}/publish");
+        assert_eq!(api.call("PUT", &publish, Some(&admin), None).await.status, 200);
+        let body = json!({"fileName": "a.png", "fileSize": 10, "fileType": "image/png"});
+        let reply = api.call("POST", "/api/v1/files/presigned", Some(&user), Some(body)).await;
+        let file = reply.body["data"]["fileId"].as_str().unwrap().to_string();
+        let (category, tag) = (ids[0].clone(), ids[1].clone());
+        Fixture { api, admin, user, victim, article, category, tag, file }
+    }
+
+    /// On the stack: every AWS call the functions made is granted (see `support::stack`).
+    fn finish(&self, run: &str) {
+        if let Some(stack) = self.api.on_stack() {
+            crate::support::stack::finish(stack, run);
+        }
+    }
+
+    /// The route's path with the fixture id of its area.
+    fn path(&self, route: &Endpoint) -> String {
+        let id = match route.path {
+            p if p.starts_with("/api/v1/users") => &self.victim,
+            p if p.contains("categories") => &self.category,
+            p if p.contains("tags") => &self.tag,
+            p if p.contains("files") => &self.file,
+            _ => &self.article,
+        };
+        route.path.replace("{id}", id)
+    }
+
+    async fn send(
+        &self,
+        route: &Endpoint,
+        uri: &str,
+        content_type: Option<&str>,
+        body: Vec<u8>,
+    ) -> Result<(), TestCaseError> {
+        if uri.parse::<axum::http::Uri>().is_err() {
+            return Err(TestCaseError::reject("not a valid request target"));
+        }
+        let mut headers = vec![];
+        let token = match route.caller {
+            Anonymous => None,
+            User => Some(&self.user),
+            Admin => Some(&self.admin),
+        };
+        if let Some(token) = token {
+            headers.push(("authorization", format!("Bearer {token}")));
+        }
+        if let Some(content_type) = content_type {
+            headers.push(("content-type", content_type.to_string()));
+        }
+        let (status, bytes) = self.api.send_bytes(route.method, uri, &headers, body).await;
+        let text = String::from_utf8_lossy(&bytes);
+        let body: Value = serde_json::from_slice(&bytes)
+            .map_err(|_| TestCaseError::fail(format!("{status}, not JSON: {text}")))?;
+        envelope(route.family, status, &body).map_err(|why| {
+            TestCaseError::fail(format!("{} {uri} -> {status} {body}: {why}", route.method))
+        })
+    }
+}
+
+impl Fixture {
+    /// Sends `body` as JSON to `route` as its caller: the status and the answer.
+    async fn send_json(&self, route: &Endpoint, body: Value) -> (u16, Value) {
+        let mut headers = vec![("content-type", "application/json".to_string())];
+        let token = match route.caller {
+            Anonymous => None,
+            User => Some(&self.user),
+            Admin => Some(&self.admin),
+        };
+        if let Some(token) = token {
+            headers.push(("authorization", format!("Bearer {token}")));
+        }
+        let uri = self.path(route);
+        let (status, bytes) =
+            self.api.send_bytes(route.method, &uri, &headers, body.to_string().into_bytes()).await;
+        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    }
+}
+
+/// Checks an answer against its area's envelope: `Err` names what is wrong.
+fn envelope(family: Family, status: u16, body: &Value) -> Result<(), String> {
+    if status >= 500 {
+        return Err("a server error".into());
+    }
+    let message = body["message"].as_str().ok_or("no message")?;
+    if status == 404 && body == &json!({"code": 404, "message": "no such endpoint", "data": null}) {
+        return Ok(());
+    }
+    let code = &body["code"];
+    let ok = status == 200;
+    let well_formed = match family {
+        Account => *code == if ok { json!(0) } else { json!(status) },
+        Articles => {
+            *code == json!(status)
+                && (ok || body["errorCode"].as_str().is_some_and(|c| !c.is_empty()))
+        }
+        Taxonomy => *code == json!(status.to_string()),
+        Files => {
+            body["timestamp"].is_i64()
+                && if ok { *code == json!(0) } else { code.as_u64().is_some_and(|c| c >= 10001) }
+        }
+    };
+    if !well_formed {
+        return Err(format!("not the {family:?} envelope"));
+    }
+    if !ok && (message.is_empty() || !body["data"].is_null()) {
+        return Err("an error without a message or with data".into());
+    }
+    Ok(())
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
+}
+
+fn runner(cases: u32) -> TestRunner {
+    TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() })
+}
+
+/// Arbitrary bodies shaped like each endpoint's.
+fn any_json_body(api: fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = Api>>>) {
+    let rt = runtime();
+    let fixture = rt.block_on(async { Fixture::new(api().await).await });
+    let cases = (0..BODY_ROUTES.len())
+        .prop_flat_map(|i| (Just(i), body(BODY_ROUTES[i].names), content_type()));
+    let result = runner(600).run(&cases, |(i, body, content_type)| {
+        let route = &BODY_ROUTES[i];
+        rt.block_on(fixture.send(route, &fixture.path(route), content_type, body))
+    });
+    if let Err(failure) = result {
+        panic!("{failure}");
+    }
+    let still = rt.block_on(fixture.api.call("GET", "/api/v1/categories", None, None));
+    assert_eq!(still.status, 200, "the API still serves after the run");
+    fixture.finish("any JSON body");
+}
+
+/// Arbitrary query strings on every endpoint that reads one.
+fn any_query_string(api: fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = Api>>>) {
+    let rt = runtime();
+    let fixture = rt.block_on(async { Fixture::new(api().await).await });
+    let cases = (0..QUERY_ROUTES.len()).prop_flat_map(|i| (Just(i), query(QUERY_ROUTES[i].names)));
+    let result = runner(500).run(&cases, |(i, query)| {
+        let route = &QUERY_ROUTES[i];
+        let uri = format!("{}?{query}", fixture.path(route));
+        rt.block_on(fixture.send(route, &uri, None, Vec::new()))
+    });
+    if let Err(failure) = result {
+        panic!("{failure}");
+    }
+    fixture.finish("any query string");
+}
+
+/// Arbitrary path segments where an id goes.
+fn any_path_segment(api: fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = Api>>>) {
+    let rt = runtime();
+    let fixture = rt.block_on(async { Fixture::new(api().await).await });
+    let cases = (0..PATH_ROUTES.len(), raw_value(), any::<bool>());
+    let result = runner(500).run(&cases, |(i, segment, encoded)| {
+        let route = &PATH_ROUTES[i];
+        // Raw segments only when they are valid in a URI as they stand.
+        let segment = match String::from_utf8(segment) {
+            Ok(text)
+                if !encoded
+                    && text.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~%".contains(&b)) =>
+            {
+                text
+            }
+            Ok(text) => encode(text.as_bytes()),
+            Err(bytes) => encode(bytes.as_bytes()),
+        };
+        let uri = route.path.replace("{id}", &segment);
+        rt.block_on(fixture.send(route, &uri, None, Vec::new()))
+    });
+    if let Err(failure) = result {
+        panic!("{failure}");
+    }
+    fixture.finish("any path segment");
+}
+
+fn embedded() -> std::pin::Pin<Box<dyn std::future::Future<Output = Api>>> {
+    Box::pin(Api::embedded())
+}
+
+fn stack() -> std::pin::Pin<Box<dyn std::future::Future<Output = Api>>> {
+    Box::pin(Api::stack())
+}
+
+#[test]
+fn any_json_body_gets_an_enveloped_answer_and_never_a_server_error() {
+    any_json_body(embedded);
+}
+
+#[test]
+fn any_query_string_gets_an_enveloped_answer_and_never_a_server_error() {
+    any_query_string(embedded);
+}
+
+#[test]
+fn any_path_segment_gets_an_enveloped_answer_and_never_a_server_error() {
+    any_path_segment(embedded);
+}
+
+#[test]
+#[ignore = "needs the emulators and make stack-build; make test runs it"]
+fn on_the_stack_any_json_body_gets_an_enveloped_answer_and_never_a_server_error() {
+    any_json_body(stack);
+}
+
+#[test]
+#[ignore = "needs the emulators and make stack-build; make test runs it"]
+fn on_the_stack_any_query_string_gets_an_enveloped_answer_and_never_a_server_error() {
+    any_query_string(stack);
+}
+
+#[test]
+#[ignore = "needs the emulators and make stack-build; make test runs it"]
+fn on_the_stack_any_path_segment_gets_an_enveloped_answer_and_never_a_server_error() {
+    any_path_segment(stack);
+}
+
+#[test]
+fn a_body_field_of_the_wrong_type_is_named_in_the_answer() {
+    runtime().block_on(async {
+        let fixture = Fixture::new(Api::embedded().await).await;
+        fields::wrong_types_are_named(&fixture).await;
+    });
+}
+
+#[test]
+#[ignore = "needs the emulators and make stack-build; make test runs it"]
+fn on_the_stack_a_body_field_of_the_wrong_type_is_named_in_the_answer() {
+    runtime().block_on(async {
+        let fixture = Fixture::new(Api::stack().await).await;
+        fields::wrong_types_are_named(&fixture).await;
+        fixture.finish("wrong types");
+    });
+}

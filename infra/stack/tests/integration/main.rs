@@ -1,0 +1,10 @@
+//! blog-stack's integration tests in one binary (one link of the AWS SDK instead of one per
+//! file). Each runs its children (scripts, function binaries, stacks) with environments of
+//! their own; none sets this process's environment.
+
+mod deploy;
+mod initialisation;
+mod least_privilege;
+mod localstack;
+mod sample_events;
+mod schedule;
