@@ -206,7 +206,22 @@ async fn replay_articles(ctx: &AppContext, values: &mut HashMap<&str, String>) {
         assert_eq!(body["code"], Value::from(200), "{file}: {body}");
         if file == "admin-articles/publish.json" {
             replay_worker(ctx, values).await;
+            replay_comments(ctx, values).await;
         }
+    }
+}
+
+/// Replays the comments function's events on the published sample article: a comment (its id
+/// is `COMMENT_ID`), a reply to it, the tree, the comment, its edit and its deletion.
+async fn replay_comments(ctx: &AppContext, values: &mut HashMap<&str, String>) {
+    let comments = lambda::service(&api::COMMENTS, ctx.clone()).unwrap();
+    let (status, body) = invoke(&comments, event("comments/create.json", values)).await;
+    assert_eq!((status, &body["code"]), (200, &Value::from(200)), "create: {body}");
+    values.insert("COMMENT_ID", body["data"]["id"].as_str().unwrap().to_string());
+    for file in ["reply", "tree", "get", "update", "delete"] {
+        let file = format!("comments/{file}.json");
+        let (status, body) = invoke(&comments, event(&file, values)).await;
+        assert_eq!((status, &body["code"]), (200, &Value::from(200)), "{file}: {body}");
     }
 }
 

@@ -163,6 +163,11 @@ async fn replay_articles(replay: &mut Replay) {
     assert_eq!(sweep, json!({"delivered": 0}), "the publish sent its event");
     let refused = replay.invoke("worker", "outbox-sweep/scheduled.json").await;
     assert!(matches!(refused, Outcome::Failed(_)), "the worker takes SQS events only");
+    let created = replay.expect("comments/create.json", 200, Some(("code", json!(200)))).await;
+    replay.values.insert("COMMENT_ID", created["data"]["id"].as_str().unwrap().into());
+    for file in ["reply", "tree", "get", "update", "delete"] {
+        replay.expect(&format!("comments/{file}.json"), 200, Some(("code", json!(200)))).await;
+    }
     for file in [
         "articles/list",
         "articles/list-filtered",

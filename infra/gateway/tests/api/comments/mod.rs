@@ -1,0 +1,28 @@
+//! API tests of the comments (comments-and-stats.md), on every target.
+
+pub(crate) mod cases;
+mod races;
+mod rules;
+mod xss;
+
+on_every_target!(
+    cases::the_tree_of_an_article_without_comments_is_empty_and_other_targets_are_refused,
+    cases::comments_and_replies_form_the_tree_with_every_field_of_the_object,
+    cases::bodies_are_checked_field_by_field,
+    cases::who_may_read_edit_and_delete,
+    cases::a_deleted_comment_with_replies_stays_as_a_placeholder,
+    rules::replies_nest_at_most_five_levels,
+    rules::comments_on_a_disabled_article_are_refused_and_stay_readable,
+    rules::the_sixth_comment_of_a_minute_is_too_many,
+    races::parallel_comments_keep_comment_count_exact,
+    races::parallel_replies_keep_reply_count_exact,
+    xss::no_script_survives_in_a_comment,
+);
+
+/// Moderation is a start-time setting: this case runs on its own configuration.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn with_moderation_comments_wait_for_approval_except_an_administrators() {
+    let api =
+        crate::support::Api::embedded_with(&[("BLOG_COMMENTS_MODERATION", "true".into())]).await;
+    rules::with_moderation_comments_wait_for_approval_except_an_administrators(api).await;
+}
