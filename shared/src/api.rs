@@ -50,7 +50,8 @@ pub const ADMIN_ARTICLES: Function =
 /// functions/files.
 pub const FILES: Function = Function { name: "files", areas: &[&files::AREA] };
 /// functions/comments: comments, likes, reports and their moderation.
-pub const COMMENTS: Function = Function { name: "comments", areas: &[&comments::PUBLIC] };
+pub const COMMENTS: Function =
+    Function { name: "comments", areas: &[&comments::PUBLIC, &comments::LIKES] };
 /// functions/ops: the actuator and the API description.
 pub const OPS: Function = Function { name: "ops", areas: &[&ops::AREA, &ops::DOCS] };
 

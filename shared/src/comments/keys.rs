@@ -30,13 +30,11 @@ pub fn by_user(user_id: u64) -> String {
 }
 
 /// A user's like of a comment.
-#[allow(dead_code)] // (temporary until likes and reports)
 pub fn comment_like(user_id: u64, comment_id: u64) -> Key {
     Key::new(format!("LIKES#{user_id}"), format!("C#{comment_id:016}"))
 }
 
 /// A user's like of an article.
-#[allow(dead_code)] // (temporary until likes and reports)
 pub fn article_like(user_id: u64, article_id: u64) -> Key {
     Key::new(format!("LIKES#{user_id}"), format!("A#{article_id:016}"))
 }

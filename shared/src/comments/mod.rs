@@ -8,6 +8,7 @@ mod caller;
 mod edit;
 pub mod envelope;
 mod keys;
+mod likes;
 pub mod model;
 mod post;
 mod public;
@@ -29,6 +30,29 @@ pub const PUBLIC: Area = Area::of::<PublicEndpoints>(
     "Comments on articles (envelope: `code` 200, `errorCode` on errors, as articles)",
     Needs::TOKENS,
 );
+
+/// Readers' likes of comments and articles (functions/comments; API Gateway routes
+/// `/api/v1/articles/{id}/like` and `/liked` here by their exact paths).
+pub const LIKES: Area = Area::of::<LikesEndpoints>(
+    "likes",
+    "Readers' likes of comments and articles, signed in (the comments' envelope)",
+    Needs::TOKENS,
+);
+
+/// The likes.
+pub struct LikesEndpoints;
+
+impl Endpoints for LikesEndpoints {
+    type State = AppContext;
+
+    fn routes() -> OpenApiRouter<AppContext> {
+        OpenApiRouter::new()
+            .routes(routes!(likes::like, likes::unlike))
+            .routes(routes!(likes::liked))
+            .routes(routes!(likes::like_an_article, likes::unlike_an_article))
+            .routes(routes!(likes::article_liked))
+    }
+}
 
 /// The public comment endpoints.
 pub struct PublicEndpoints;

@@ -24,6 +24,21 @@ use lambda_http::{
 use serde_json::Value;
 use tower::{Service, ServiceExt};
 
+/// The comments function's samples after `comments/create.json`, in a meaningful order.
+const COMMENT_SAMPLES: [&str; 11] = [
+    "reply",
+    "tree",
+    "get",
+    "update",
+    "like-comment",
+    "comment-liked",
+    "unlike-comment",
+    "like-article",
+    "article-liked",
+    "unlike-article",
+    "delete",
+];
+
 /// The actuator's token of the functions' configuration (the ops events carry it).
 const ACTUATOR_TOKEN: &str = "events-actuator-token-0123";
 
@@ -218,7 +233,7 @@ async fn replay_comments(ctx: &AppContext, values: &mut HashMap<&str, String>) {
     let (status, body) = invoke(&comments, event("comments/create.json", values)).await;
     assert_eq!((status, &body["code"]), (200, &Value::from(200)), "create: {body}");
     values.insert("COMMENT_ID", body["data"]["id"].as_str().unwrap().to_string());
-    for file in ["reply", "tree", "get", "update", "delete"] {
+    for file in COMMENT_SAMPLES {
         let file = format!("comments/{file}.json");
         let (status, body) = invoke(&comments, event(&file, values)).await;
         assert_eq!((status, &body["code"]), (200, &Value::from(200)), "{file}: {body}");

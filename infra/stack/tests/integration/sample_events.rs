@@ -9,6 +9,21 @@ use std::{collections::HashMap, path::Path};
 use blog_stack::{functions::Outcome, Stack};
 use serde_json::{json, Value};
 
+/// The comments function's samples after `comments/create.json`, in a meaningful order.
+const COMMENT_SAMPLES: [&str; 11] = [
+    "reply",
+    "tree",
+    "get",
+    "update",
+    "like-comment",
+    "comment-liked",
+    "unlike-comment",
+    "like-article",
+    "article-liked",
+    "unlike-article",
+    "delete",
+];
+
 const ADMIN: (&str, &str, &str) = ("admin", "Admin12345", "admin@example.com");
 /// Bytes of the sample upload (`events/files/presigned.json` declares their size and MD5).
 const SAMPLE_FILE: &[u8] = b"Hello from a sample event of the files area.\n";
@@ -165,7 +180,7 @@ async fn replay_articles(replay: &mut Replay) {
     assert!(matches!(refused, Outcome::Failed(_)), "the worker takes SQS events only");
     let created = replay.expect("comments/create.json", 200, Some(("code", json!(200)))).await;
     replay.values.insert("COMMENT_ID", created["data"]["id"].as_str().unwrap().into());
-    for file in ["reply", "tree", "get", "update", "delete"] {
+    for file in COMMENT_SAMPLES {
         replay.expect(&format!("comments/{file}.json"), 200, Some(("code", json!(200)))).await;
     }
     for file in [

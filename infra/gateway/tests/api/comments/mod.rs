@@ -1,6 +1,7 @@
 //! API tests of the comments (comments-and-stats.md), on every target.
 
 pub(crate) mod cases;
+mod likes;
 mod races;
 mod rules;
 mod xss;
@@ -17,6 +18,8 @@ on_every_target!(
     races::parallel_comments_keep_comment_count_exact,
     races::parallel_replies_keep_reply_count_exact,
     xss::no_script_survives_in_a_comment,
+    likes::liking_a_comment_is_idempotent_and_exact_under_concurrency,
+    likes::liking_an_article_is_idempotent_and_exact_under_concurrency,
 );
 
 /// Moderation is a start-time setting: this case runs on its own configuration.
