@@ -51,7 +51,7 @@ pub const ADMIN_ARTICLES: Function =
 pub const FILES: Function = Function { name: "files", areas: &[&files::AREA] };
 /// functions/comments: comments, likes, reports and their moderation.
 pub const COMMENTS: Function =
-    Function { name: "comments", areas: &[&comments::PUBLIC, &comments::LIKES] };
+    Function { name: "comments", areas: &[&comments::PUBLIC, &comments::LIKES, &comments::ADMIN] };
 /// functions/ops: the actuator and the API description.
 pub const OPS: Function = Function { name: "ops", areas: &[&ops::AREA, &ops::DOCS] };
 

@@ -45,19 +45,16 @@ pub fn rate_window(user_id: u64, minute: i64) -> Key {
 }
 
 /// A report.
-#[allow(dead_code)] // (temporary until likes and reports)
 pub fn report(id: u64) -> Key {
     Key::new(format!("REPORT#{id}"), "REPORT")
 }
 
 /// gsi1 partition of the reports of one status.
-#[allow(dead_code)] // (temporary until likes and reports)
 pub fn reports_by_status(status: &str) -> String {
     format!("RSTATUS#{status}")
 }
 
 /// One user's open report of a comment.
-#[allow(dead_code)] // (temporary until likes and reports)
 pub fn open_report(user_id: u64, comment_id: u64) -> Key {
     Key::new(format!("REPORTS#{user_id}"), format!("C#{comment_id:016}"))
 }

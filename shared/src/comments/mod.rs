@@ -4,15 +4,18 @@
 //! Uses the articles feature through its root only (the comment renderer, whether an article
 //! is readable and open, its counters), and users for the caller and their name.
 
+mod admin;
 mod caller;
 mod edit;
 pub mod envelope;
 mod keys;
 mod likes;
 pub mod model;
+mod paging;
 mod post;
 mod public;
 mod repo;
+mod reports;
 
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -23,6 +26,8 @@ use crate::{
 
 /// Base path of the public area.
 pub const BASE: &str = "/api/v1/comments";
+/// Base path of the administration.
+pub const ADMIN_BASE: &str = "/api/v1/admin/comments";
 
 /// The comments of articles: reading (anonymous), writing (signed in) (functions/comments).
 pub const PUBLIC: Area = Area::of::<PublicEndpoints>(
@@ -65,7 +70,34 @@ impl Endpoints for PublicEndpoints {
             .routes(routes!(public::tree))
             .routes(routes!(post::create))
             .routes(routes!(post::reply))
-            .routes(routes!(public::get, edit::update, edit::delete));
+            .routes(routes!(public::get, edit::update, edit::delete))
+            .routes(routes!(reports::report));
         OpenApiRouter::new().nest(BASE, routes)
+    }
+}
+
+/// The moderation of comments and reports for administrators (functions/comments).
+pub const ADMIN: Area = Area::of::<AdminEndpoints>(
+    "admin-comments",
+    "Moderation of comments and their reports, administrators (the comments' envelope)",
+    Needs::TOKENS,
+);
+
+/// The administration.
+pub struct AdminEndpoints;
+
+impl Endpoints for AdminEndpoints {
+    type State = AppContext;
+
+    fn routes() -> OpenApiRouter<AppContext> {
+        let routes = OpenApiRouter::new()
+            .routes(routes!(admin::list))
+            .routes(routes!(admin::approve))
+            .routes(routes!(admin::reject))
+            .routes(routes!(admin::delete))
+            .routes(routes!(reports::reports))
+            .routes(routes!(reports::uphold))
+            .routes(routes!(reports::dismiss));
+        OpenApiRouter::new().nest(ADMIN_BASE, routes)
     }
 }

@@ -103,6 +103,17 @@ impl StoredComment {
         }
     }
 
+    /// The comment object as administrators see it: a deleted one keeps its author.
+    pub fn admin_view(&self) -> Comment {
+        let mut view = self.view();
+        if self.status == CommentStatus::Deleted {
+            view.user_id = Some(self.user_id.to_string());
+            view.user_name = Some(self.user_name.clone());
+            view.user_avatar = Some(self.user_avatar.clone());
+        }
+        view
+    }
+
     /// The comment object; a deleted comment is its placeholder (no content, no author).
     pub fn view(&self) -> Comment {
         let deleted = self.status == CommentStatus::Deleted;

@@ -2,6 +2,7 @@
 
 pub(crate) mod cases;
 mod likes;
+mod moderation;
 mod races;
 mod rules;
 mod xss;
@@ -20,6 +21,8 @@ on_every_target!(
     xss::no_script_survives_in_a_comment,
     likes::liking_a_comment_is_idempotent_and_exact_under_concurrency,
     likes::liking_an_article_is_idempotent_and_exact_under_concurrency,
+    moderation::administrators_list_approve_reject_and_delete_with_a_reason,
+    moderation::reports_are_one_open_per_user_and_upheld_or_dismissed_once,
 );
 
 /// Moderation is a start-time setting: this case runs on its own configuration.
@@ -28,4 +31,12 @@ async fn with_moderation_comments_wait_for_approval_except_an_administrators() {
     let api =
         crate::support::Api::embedded_with(&[("BLOG_COMMENTS_MODERATION", "true".into())]).await;
     rules::with_moderation_comments_wait_for_approval_except_an_administrators(api).await;
+}
+
+/// The same configuration: an approved comment shows and counts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn with_moderation_an_approved_comment_shows_and_counts() {
+    let api =
+        crate::support::Api::embedded_with(&[("BLOG_COMMENTS_MODERATION", "true".into())]).await;
+    moderation::with_moderation_an_approved_comment_shows_and_counts(api).await;
 }
