@@ -118,7 +118,7 @@ async fn matching(
             && article.is_none_or(|a| c.article_id == a)
             && user.is_none_or(|u| c.user_id == u)
     });
-    comments.sort_by(|a, b| b.id.cmp(&a.id));
+    comments.sort_by_key(|c| std::cmp::Reverse(c.id));
     Ok(comments)
 }
 

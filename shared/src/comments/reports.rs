@@ -258,7 +258,7 @@ pub async fn reports(
         .flatten()
         .map(records::from_item::<StoredReport>)
         .collect::<Result<Vec<_>, TableError>>()?;
-    found.sort_by(|a, b| b.id.cmp(&a.id));
+    found.sort_by_key(|r| std::cmp::Reverse(r.id));
     Ok(CommentOk(paging.cut(found.iter().map(StoredReport::view).collect())))
 }
 

@@ -40,7 +40,7 @@ pub async fn administrators_list_approve_reject_and_delete_with_a_reason(api: Ap
     let by_article = format!("{ADMIN_BASE}?targetId={second}");
     assert_eq!(
         ids(assert_ok(&api.call("GET", &by_article, Some(&admin), None).await)),
-        [a2.clone()]
+        [a2.as_str()]
     );
 
     // Reject: hidden from others, shown to its author; counts move once.
@@ -55,7 +55,10 @@ pub async fn administrators_list_approve_reject_and_delete_with_a_reason(api: Ap
     assert_eq!(tree(&api, None, &first).await.as_array().unwrap().len(), 1, "b1 only");
     assert_eq!(tree(&api, Some(&alice), &first).await.as_array().unwrap().len(), 2);
     let rejected = format!("{ADMIN_BASE}?status=REJECTED");
-    assert_eq!(ids(assert_ok(&api.call("GET", &rejected, Some(&admin), None).await)), [a1.clone()]);
+    assert_eq!(
+        ids(assert_ok(&api.call("GET", &rejected, Some(&admin), None).await)),
+        [a1.as_str()]
+    );
     // Approve it again.
     let approve = format!("{ADMIN_BASE}/{a1}/approve");
     assert_eq!(
@@ -71,7 +74,7 @@ pub async fn administrators_list_approve_reject_and_delete_with_a_reason(api: Ap
     assert_eq!(head_counter(&api, &first, "commentCount").await, 2);
     let deleted = format!("{ADMIN_BASE}?status=deleted");
     let deleted = api.call("GET", &deleted, Some(&admin), None).await;
-    assert_eq!(ids(assert_ok(&deleted)), [b1.clone()]);
+    assert_eq!(ids(assert_ok(&deleted)), [b1.as_str()]);
     assert_eq!(
         deleted.body["data"]["records"][0]["userName"],
         json!("bob"),
@@ -104,7 +107,7 @@ pub async fn with_moderation_an_approved_comment_shows_and_counts(api: Api) {
     let pending = post(&api, &alice, &id, None, "wait").await;
     let pending = assert_ok(&pending)["id"].as_str().unwrap().to_string();
     let list = api.call("GET", &format!("{ADMIN_BASE}?status=PENDING"), Some(&admin), None).await;
-    assert_eq!(ids(assert_ok(&list)), [pending.clone()]);
+    assert_eq!(ids(assert_ok(&list)), [pending.as_str()]);
     let approve = format!("{ADMIN_BASE}/{pending}/approve");
     assert_ok(&api.call("POST", &approve, Some(&admin), None).await);
     assert_eq!(tree(&api, None, &id).await[0]["id"], json!(pending));
