@@ -128,6 +128,7 @@ pub async fn tree(
 }
 
 /// One comment: an APPROVED one to anyone, a PENDING or REJECTED one to its author and
+/// administrators only; one on an article no longer readable (a draft again, deleted) to
 /// administrators only.
 #[utoipa::path(
     get,
@@ -138,8 +139,8 @@ pub async fn tree(
     responses(
         (status = 200, description = "The comment", body = Envelope<Comment>),
         (status = 400, description = "A bad id (PARAM_ERROR)", body = Error),
-        (status = 404, description = "No such comment, a deleted one, or one the caller may not \
-            see (COMMENT_NOT_FOUND)", body = Error),
+        (status = 404, description = "No such comment, a deleted one, one the caller may not \
+            see, or one on an article that is not readable (COMMENT_NOT_FOUND)", body = Error),
         (status = 500, description = INTERNAL, body = Error),
     )
 )]
@@ -148,8 +149,11 @@ pub async fn get(
     Viewer(viewer): Viewer,
     PathId(id, ..): PathId<CommentError>,
 ) -> Result<CommentOk<Comment>, CommentError> {
-    match repo::find(ctx.table.as_ref(), id).await? {
-        Some(comment) if comment.visible_to(viewer) => Ok(CommentOk(comment.view())),
+    let admin = viewer.is_some_and(|(_, admin)| admin);
+    match repo::find_with_article(ctx.table.as_ref(), id).await? {
+        Some((comment, readable)) if comment.visible_to(viewer) && (readable || admin) => {
+            Ok(CommentOk(comment.view()))
+        }
         _ => Err(CommentError::CommentNotFound),
     }
 }

@@ -58,6 +58,25 @@ pub async fn find(table: &dyn Table, id: u64) -> Result<Option<StoredComment>, T
     }
 }
 
+/// A comment by its id with whether its article is readable: the locator, then the comment
+/// and the article's head together (two round trips).
+pub async fn find_with_article(
+    table: &dyn Table,
+    id: u64,
+) -> Result<Option<(StoredComment, bool)>, TableError> {
+    let Some(locator) = table.get(&keys::locator(id)).await? else {
+        return Ok(None);
+    };
+    let Some(article_id) = records::number(&locator, "articleId").map(|id| id as u64) else {
+        return Ok(None);
+    };
+    let (comment, article) = futures::try_join!(
+        get_in(table, article_id, id),
+        articles::reaction_target(table, article_id)
+    )?;
+    Ok(comment.map(|comment| (comment, article.is_some())))
+}
+
 /// The write that moves `comment` from its current status to `to` (conditioned on that
 /// status, so concurrent moves count once), with `set` attributes, and the counts it moves:
 /// the article's `commentCount` and the parent's `replyCount` follow APPROVED.

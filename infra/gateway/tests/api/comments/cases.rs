@@ -153,6 +153,12 @@ pub async fn comments_and_replies_form_the_tree_with_every_field_of_the_object(a
     assert_eq!(edited["isEdited"], json!(true));
     assert_eq!(edited["contentHtml"], json!("<p><em>Edited</em></p>\n"));
     assert_eq!(edited["status"], json!("APPROVED"));
+    // On a deleted article, the comment is the administrators' only.
+    let delete = format!("/api/v1/admin/articles/{id}");
+    assert_ok(&api.call("DELETE", &delete, Some(&admin), None).await);
+    let path = format!("/api/v1/comments/{nested}");
+    assert_error(&api.call("GET", &path, Some(&alice), None).await, 404, "COMMENT_NOT_FOUND");
+    assert_ok(&api.call("GET", &path, Some(&admin), None).await);
     let reply = api.call("GET", "/api/v1/comments/424242", None, None).await;
     assert_error(&reply, 404, "COMMENT_NOT_FOUND");
     assert_error(&api.call("GET", "/api/v1/comments/x1", None, None).await, 400, "PARAM_ERROR");
