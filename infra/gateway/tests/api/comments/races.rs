@@ -50,3 +50,30 @@ pub async fn parallel_replies_keep_reply_count_exact(api: Api) {
     assert_eq!(forest[0]["children"].as_array().unwrap().len(), 20);
     assert_eq!(head_counter(&api, &id, "commentCount").await, 21);
 }
+
+pub async fn the_tree_is_one_query_and_a_comment_three_round_trips(api: Api) {
+    let admin = api.admin_token().await;
+    let id = article(&api, &admin).await;
+    let tokens = users(&api).await;
+    let mut parent = None;
+    for (n, token) in tokens.iter().enumerate() {
+        for m in 0..4 {
+            let comment = posted(&api, token, &id, parent.as_deref(), &format!("c{n}{m}")).await;
+            parent = (m < 3).then_some(comment);
+        }
+    }
+    let path = format!("/api/v1/comments/tree?targetType=ARTICLE&targetId={id}");
+    let (reply, calls) = api.calls_of(api.call("GET", &path, None, None)).await;
+    assert_eq!(assert_ok(&reply).as_array().unwrap().len(), 4);
+    assert_eq!(
+        (calls.query, calls.get, calls.total(), calls.round_trips),
+        (1, 1, 2, 1),
+        "{calls:?}"
+    );
+    // The writer's account status is cached by the posts above: the article, the parent and
+    // the rate window are read together, then the id, then the transaction.
+    let (reply, calls) =
+        api.calls_of(post(&api, &tokens[0], &id, parent.as_deref(), "counted")).await;
+    assert_ok(&reply);
+    assert_eq!((calls.transact, calls.round_trips), (1, 3), "{calls:?}");
+}
