@@ -2,6 +2,7 @@
 
 pub(crate) mod cases;
 mod likes;
+mod matrix;
 mod moderation;
 mod races;
 mod rules;
@@ -12,6 +13,7 @@ on_every_target!(
     cases::comments_and_replies_form_the_tree_with_every_field_of_the_object,
     cases::bodies_are_checked_field_by_field,
     cases::who_may_read_edit_and_delete,
+    matrix::the_authorisation_matrix_holds_for_every_endpoint,
     cases::a_deleted_comment_with_replies_stays_as_a_placeholder,
     rules::replies_nest_at_most_five_levels,
     rules::comments_on_a_disabled_article_are_refused_and_stay_readable,
