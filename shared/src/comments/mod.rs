@@ -16,6 +16,8 @@ mod post;
 mod public;
 mod repo;
 mod reports;
+#[cfg(test)]
+mod tests;
 
 use utoipa_axum::{router::OpenApiRouter, routes};
 

@@ -21,6 +21,7 @@ on_every_target!(
     races::parallel_comments_keep_comment_count_exact,
     races::parallel_replies_keep_reply_count_exact,
     races::the_tree_is_one_query_and_a_comment_three_round_trips,
+    races::parallel_moderation_and_deletes_move_the_counts_once,
     xss::no_script_survives_in_a_comment,
     likes::liking_a_comment_is_idempotent_and_exact_under_concurrency,
     likes::liking_an_article_is_idempotent_and_exact_under_concurrency,

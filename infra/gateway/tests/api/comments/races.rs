@@ -77,3 +77,31 @@ pub async fn the_tree_is_one_query_and_a_comment_three_round_trips(api: Api) {
     assert_ok(&reply);
     assert_eq!((calls.transact, calls.round_trips), (1, 3), "{calls:?}");
 }
+
+pub async fn parallel_moderation_and_deletes_move_the_counts_once(api: Api) {
+    let admin = api.admin_token().await;
+    let id = article(&api, &admin).await;
+    let (_, alice) = api.user("alice").await;
+    let root = posted(&api, &alice, &id, None, "root").await;
+    let reply = posted(&api, &alice, &id, Some(&root), "reply").await;
+    let count = || head_counter(&api, &id, "commentCount");
+    let replies = || async { tree(&api, None, &id).await[0]["replyCount"].clone() };
+    let at_once = |method: &'static str, path: String, body: Option<serde_json::Value>| {
+        let (api, admin) = (&api, admin.as_str());
+        async move { join_all((0..8).map(|_| api.call(method, &path, Some(admin), body.clone()))).await }
+    };
+    let reject = format!("/api/v1/admin/comments/{reply}/reject");
+    let answers = at_once("POST", reject, Some(serde_json::json!({"reason": "x"}))).await;
+    answers.iter().for_each(|r| assert_eq!(r.status, 200, "{:?}", r.body));
+    assert_eq!((count().await, replies().await), (1, serde_json::json!(0)));
+    let approve = format!("/api/v1/admin/comments/{reply}/approve");
+    let answers = at_once("POST", approve, None).await;
+    answers.iter().for_each(|r| assert_eq!(r.status, 200, "{:?}", r.body));
+    assert_eq!((count().await, replies().await), (2, serde_json::json!(1)));
+    let delete = format!("/api/v1/comments/{reply}");
+    let answers = at_once("DELETE", delete, None).await;
+    let deleted = answers.iter().filter(|r| r.status == 200).count();
+    assert_eq!(deleted, 1, "one delete wins, the others find it deleted");
+    assert!(answers.iter().all(|r| [200, 404].contains(&r.status)));
+    assert_eq!((count().await, replies().await), (1, serde_json::json!(0)));
+}
