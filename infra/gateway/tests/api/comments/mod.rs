@@ -27,20 +27,6 @@ on_every_target!(
     likes::liking_an_article_is_idempotent_and_exact_under_concurrency,
     moderation::administrators_list_approve_reject_and_delete_with_a_reason,
     moderation::reports_are_one_open_per_user_and_upheld_or_dismissed_once,
+    rules::with_moderation_comments_wait_for_approval_except_an_administrators,
+    moderation::with_moderation_an_approved_comment_shows_and_counts,
 );
-
-/// Moderation is a start-time setting: this case runs on its own configuration.
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn with_moderation_comments_wait_for_approval_except_an_administrators() {
-    let api =
-        crate::support::Api::embedded_with(&[("BLOG_COMMENTS_MODERATION", "true".into())]).await;
-    rules::with_moderation_comments_wait_for_approval_except_an_administrators(api).await;
-}
-
-/// The same configuration: an approved comment shows and counts.
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn with_moderation_an_approved_comment_shows_and_counts() {
-    let api =
-        crate::support::Api::embedded_with(&[("BLOG_COMMENTS_MODERATION", "true".into())]).await;
-    moderation::with_moderation_an_approved_comment_shows_and_counts(api).await;
-}

@@ -100,7 +100,9 @@ pub async fn administrators_list_approve_reject_and_delete_with_a_reason(api: Ap
     assert_error(&api.call("POST", &unknown, Some(&admin), None).await, 404, "COMMENT_NOT_FOUND");
 }
 
-pub async fn with_moderation_an_approved_comment_shows_and_counts(api: Api) {
+pub async fn with_moderation_an_approved_comment_shows_and_counts(mut api: Api) {
+    // The template's parameter, which feeds BLOG_COMMENTS_MODERATION.
+    api.set_parameter("CommentsModeration", "true").await;
     let admin = api.admin_token().await;
     let id = article(&api, &admin).await;
     let (_, alice) = api.user("alice").await;

@@ -66,7 +66,9 @@ pub async fn the_sixth_comment_of_a_minute_is_too_many(api: Api) {
     assert_eq!(head_counter(&api, &id, "commentCount").await, 6);
 }
 
-pub async fn with_moderation_comments_wait_for_approval_except_an_administrators(api: Api) {
+pub async fn with_moderation_comments_wait_for_approval_except_an_administrators(mut api: Api) {
+    // The template's parameter, which feeds BLOG_COMMENTS_MODERATION.
+    api.set_parameter("CommentsModeration", "true").await;
     let admin = api.admin_token().await;
     let id = article(&api, &admin).await;
     let (_, alice) = api.user("alice").await;

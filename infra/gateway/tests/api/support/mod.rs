@@ -130,11 +130,6 @@ async fn context_on(
 impl Api {
     /// In-process, on a fresh in-memory embedded table.
     pub async fn embedded() -> Api {
-        Api::embedded_with(&[]).await
-    }
-
-    /// In-process, on a fresh in-memory embedded table, with `extra` configuration variables.
-    pub async fn embedded_with(extra: &[(&'static str, String)]) -> Api {
         let metered = Arc::new(Metered::new(
             blog_shared::ports::table::embedded::SqliteTable::in_memory().expect("sqlite"),
         ));
@@ -143,7 +138,7 @@ impl Api {
         let queue = Arc::new(queue);
         let (blobs, blob_dir) = local_blobs(IN_PROCESS_BASE);
         let ctx =
-            context_on(table.clone(), test_config(extra), queue.clone()).await.with_blobs(blobs);
+            context_on(table.clone(), test_config(&[]), queue.clone()).await.with_blobs(blobs);
         let events =
             events::Events::InProcess { queue, receiver: tokio::sync::Mutex::new(Some(receiver)) };
         let transport = Transport::InProcess(
@@ -156,7 +151,7 @@ impl Api {
             meter,
             events,
             ctx,
-            vars: extra.to_vec(),
+            vars: vec![],
             actuator_token: None,
             stack: None,
             blob_dir: Some(blob_dir),
