@@ -7,7 +7,7 @@ use axum::Router;
 
 use crate::{
     area::{self, Area, Needs},
-    articles, auth,
+    articles, auth, comments,
     context::AppContext,
     files, ops,
     taxonomy::{categories, tags},
@@ -49,12 +49,15 @@ pub const ADMIN_ARTICLES: Function =
     Function { name: "admin-articles", areas: &[&articles::ADMIN] };
 /// functions/files.
 pub const FILES: Function = Function { name: "files", areas: &[&files::AREA] };
+/// functions/comments: comments, likes, reports and their moderation.
+pub const COMMENTS: Function =
+    Function { name: "comments", areas: &[&comments::PUBLIC, &comments::LIKES, &comments::ADMIN] };
 /// functions/ops: the actuator and the API description.
 pub const OPS: Function = Function { name: "ops", areas: &[&ops::AREA, &ops::DOCS] };
 
 /// Every HTTP function, in the order the API description lists their areas.
-pub const FUNCTIONS: [&Function; 8] =
-    [&AUTH, &USERS, &CATEGORIES, &TAGS, &ARTICLES, &ADMIN_ARTICLES, &FILES, &OPS];
+pub const FUNCTIONS: [&Function; 9] =
+    [&AUTH, &USERS, &CATEGORIES, &TAGS, &ARTICLES, &ADMIN_ARTICLES, &COMMENTS, &FILES, &OPS];
 
 /// Every area of the API.
 pub fn areas() -> impl Iterator<Item = &'static Area> {

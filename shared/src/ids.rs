@@ -19,6 +19,10 @@ pub enum IdKind {
     Article,
     /// File records.
     File,
+    /// Comments.
+    Comment,
+    /// Comment reports.
+    Report,
 }
 
 impl IdKind {
@@ -29,6 +33,8 @@ impl IdKind {
             IdKind::Tag => "TAG",
             IdKind::Article => "ARTICLE",
             IdKind::File => "FILE",
+            IdKind::Comment => "COMMENT",
+            IdKind::Report => "REPORT",
         };
         Key::new(format!("COUNTER#{kind}"), "COUNTER")
     }

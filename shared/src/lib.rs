@@ -8,6 +8,7 @@ pub mod area;
 pub mod articles;
 pub mod auth;
 pub mod codes;
+pub mod comments;
 pub mod config;
 pub mod context;
 pub mod files;

@@ -13,6 +13,7 @@ pub mod maintenance;
 pub mod model;
 mod notify;
 mod public;
+mod reactions;
 pub mod read;
 pub mod related;
 pub mod search;
@@ -20,6 +21,11 @@ pub mod store;
 pub mod worker;
 
 use std::sync::Arc;
+
+pub use content::render_comment;
+pub use reactions::{
+    counter_add, counter_while, reaction_target, ReactionTarget, COMMENT_COUNT, LIKE_COUNT,
+};
 
 use utoipa_axum::{router::OpenApiRouter, routes};
 

@@ -87,6 +87,8 @@ pub struct Config {
     /// Keep the public reads' answers while the table is unchanged (only where the table can
     /// tell: the embedded one).
     pub answer_cache: bool,
+    /// New comments wait for an administrator's approval (`BLOG_COMMENTS_MODERATION`).
+    pub comments_moderation: bool,
     /// Administrator to create at start-up (all of `BLOG_ADMIN_*` set).
     pub admin: Option<AdminBootstrap>,
     /// SQS queue of the events (Lambda, or the gateway on AWS adapters).
@@ -245,6 +247,7 @@ impl Config {
             )?),
             admin,
             answer_cache: parse(&lookup, "BLOG_ANSWER_CACHE", true)?,
+            comments_moderation: parse(&lookup, "BLOG_COMMENTS_MODERATION", false)?,
             events_queue_url: lookup("BLOG_EVENTS_QUEUE_URL"),
             sqs_endpoint: lookup("BLOG_SQS_ENDPOINT"),
             embedder: match lookup("BLOG_EMBEDDER").as_deref() {

@@ -13,6 +13,7 @@ pub const CRATES: &[&str] = &[
     "tags",
     "articles",
     "admin_articles",
+    "comments",
     "worker",
     "outbox_sweep",
     "files",

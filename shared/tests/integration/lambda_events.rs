@@ -24,6 +24,26 @@ use lambda_http::{
 use serde_json::Value;
 use tower::{Service, ServiceExt};
 
+/// The comments function's samples after `comments/create.json`, in a meaningful order.
+const COMMENT_SAMPLES: [&str; 10] = [
+    "reply",
+    "tree",
+    "get",
+    "update",
+    "like-comment",
+    "comment-liked",
+    "unlike-comment",
+    "like-article",
+    "article-liked",
+    "unlike-article",
+];
+
+/// The comments function's samples after `comments/report.json` (the administrator's delete
+/// and the dismissal of the upheld report are left to the generic replay: they answer 404 and
+/// 409 by then).
+const MODERATION_SAMPLES: [&str; 6] =
+    ["admin-list", "admin-reports", "uphold-report", "admin-approve", "admin-reject", "delete"];
+
 /// The actuator's token of the functions' configuration (the ops events carry it).
 const ACTUATOR_TOKEN: &str = "events-actuator-token-0123";
 
@@ -206,7 +226,30 @@ async fn replay_articles(ctx: &AppContext, values: &mut HashMap<&str, String>) {
         assert_eq!(body["code"], Value::from(200), "{file}: {body}");
         if file == "admin-articles/publish.json" {
             replay_worker(ctx, values).await;
+            replay_comments(ctx, values).await;
         }
+    }
+}
+
+/// Replays the comments function's events on the published sample article: a comment (its id
+/// is `COMMENT_ID`), a reply to it, the tree, the comment, its edit and its deletion.
+async fn replay_comments(ctx: &AppContext, values: &mut HashMap<&str, String>) {
+    let comments = lambda::service(&api::COMMENTS, ctx.clone()).unwrap();
+    let (status, body) = invoke(&comments, event("comments/create.json", values)).await;
+    assert_eq!((status, &body["code"]), (200, &Value::from(200)), "create: {body}");
+    values.insert("COMMENT_ID", body["data"]["id"].as_str().unwrap().to_string());
+    for file in COMMENT_SAMPLES {
+        let file = format!("comments/{file}.json");
+        let (status, body) = invoke(&comments, event(&file, values)).await;
+        assert_eq!((status, &body["code"]), (200, &Value::from(200)), "{file}: {body}");
+    }
+    let (status, body) = invoke(&comments, event("comments/report.json", values)).await;
+    assert_eq!((status, &body["code"]), (200, &Value::from(200)), "report: {body}");
+    values.insert("REPORT_ID", body["data"]["id"].as_str().unwrap().to_string());
+    for file in MODERATION_SAMPLES {
+        let file = format!("comments/{file}.json");
+        let (status, body) = invoke(&comments, event(&file, values)).await;
+        assert_eq!((status, &body["code"]), (200, &Value::from(200)), "{file}: {body}");
     }
 }
 

@@ -10,6 +10,7 @@ mod support;
 
 mod accounts;
 mod articles;
+mod comments;
 mod files;
 mod grafana;
 mod log_redaction;

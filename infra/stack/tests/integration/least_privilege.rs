@@ -25,7 +25,9 @@ fn on_accounts(action: &str) -> Action {
 fn accounts_are_read_only_where_tokens_are_checked_and_written_only_where_accounts_are_managed() {
     let policies = symbolic_policies(&template()).unwrap();
     let readers = ["AuthFunction", "UsersFunction", "CategoriesFunction", "TagsFunction"];
-    let readers = [readers.as_slice(), &["AdminArticlesFunction", "FilesFunction"]].concat();
+    let readers =
+        [readers.as_slice(), &["AdminArticlesFunction", "CommentsFunction", "FilesFunction"]]
+            .concat();
     let writers = ["AuthFunction", "UsersFunction"];
     for (function, (_, policy)) in &policies {
         let reads = matches!(policy.decide(&on_accounts("GetItem")), Decision::Allowed(_));
@@ -35,7 +37,7 @@ fn accounts_are_read_only_where_tokens_are_checked_and_written_only_where_accoun
             assert_eq!(writes, writers.contains(&function.as_str()), "{function} {write} USER#");
         }
     }
-    assert_eq!(policies.len(), 10, "every function");
+    assert_eq!(policies.len(), 11, "every function");
 }
 
 #[test]

@@ -9,6 +9,26 @@ use std::{collections::HashMap, path::Path};
 use blog_stack::{functions::Outcome, Stack};
 use serde_json::{json, Value};
 
+/// The comments function's samples after `comments/create.json`, in a meaningful order.
+const COMMENT_SAMPLES: [&str; 10] = [
+    "reply",
+    "tree",
+    "get",
+    "update",
+    "like-comment",
+    "comment-liked",
+    "unlike-comment",
+    "like-article",
+    "article-liked",
+    "unlike-article",
+];
+
+/// The comments function's samples after `comments/report.json` (the administrator's delete
+/// and the dismissal of the upheld report are left to the generic replay: they answer 404 and
+/// 409 by then).
+const MODERATION_SAMPLES: [&str; 6] =
+    ["admin-list", "admin-reports", "uphold-report", "admin-approve", "admin-reject", "delete"];
+
 const ADMIN: (&str, &str, &str) = ("admin", "Admin12345", "admin@example.com");
 /// Bytes of the sample upload (`events/files/presigned.json` declares their size and MD5).
 const SAMPLE_FILE: &[u8] = b"Hello from a sample event of the files area.\n";
@@ -163,6 +183,16 @@ async fn replay_articles(replay: &mut Replay) {
     assert_eq!(sweep, json!({"delivered": 0}), "the publish sent its event");
     let refused = replay.invoke("worker", "outbox-sweep/scheduled.json").await;
     assert!(matches!(refused, Outcome::Failed(_)), "the worker takes SQS events only");
+    let created = replay.expect("comments/create.json", 200, Some(("code", json!(200)))).await;
+    replay.values.insert("COMMENT_ID", created["data"]["id"].as_str().unwrap().into());
+    for file in COMMENT_SAMPLES {
+        replay.expect(&format!("comments/{file}.json"), 200, Some(("code", json!(200)))).await;
+    }
+    let report = replay.expect("comments/report.json", 200, Some(("code", json!(200)))).await;
+    replay.values.insert("REPORT_ID", report["data"]["id"].as_str().unwrap().into());
+    for file in MODERATION_SAMPLES {
+        replay.expect(&format!("comments/{file}.json"), 200, Some(("code", json!(200)))).await;
+    }
     for file in [
         "articles/list",
         "articles/list-filtered",

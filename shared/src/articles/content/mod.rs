@@ -70,6 +70,18 @@ fn options() -> Options {
         | Options::ENABLE_GFM
 }
 
+/// Renders a comment's Markdown to sanitised HTML: the article pipeline without heading ids,
+/// tables (a pipe table stays text) and images, links marked `nofollow ugc`.
+pub fn render_comment(markdown: &str) -> String {
+    let options = options() - Options::ENABLE_TABLES - Options::ENABLE_HEADING_ATTRIBUTES;
+    let events: Vec<Event<'_>> = TextMergeStream::new(Parser::new_ext(markdown, options)).collect();
+    let events = nesting::limit_nesting(events);
+    let events = linkify::linkify_events(events);
+    let mut raw = String::with_capacity(markdown.len() + markdown.len() / 2);
+    html::push_html(&mut raw, events.into_iter());
+    sanitize::sanitize_comment(&raw)
+}
+
 /// Renders Markdown to sanitised HTML, its table of contents and its plain text.
 ///
 /// Deterministic: the same Markdown always yields the same output, including heading ids.

@@ -99,6 +99,39 @@ static ALLOW_LIST: LazyLock<Builder<'static>> = LazyLock::new(|| {
     builder
 });
 
+/// Elements of the article allow-list a comment may not carry: images and tables.
+const NOT_IN_COMMENTS: &[&str] = &["img", "table", "thead", "tbody", "tr", "th", "td"];
+
+/// `rel` of every link in a comment: user-generated content, followed by no crawler.
+const COMMENT_LINK_REL: &str = "nofollow ugc noopener noreferrer";
+
+/// The comments' allow-list: the articles' minus images, tables and headings' ids.
+static COMMENT_ALLOW_LIST: LazyLock<Builder<'static>> = LazyLock::new(|| {
+    let mut attributes: HashMap<&'static str, HashSet<&'static str>> = HashMap::new();
+    attributes.insert("a", HashSet::from(["href", "title"]));
+    attributes.insert("ol", HashSet::from(["start"]));
+    attributes.insert("code", HashSet::from(["class"]));
+    attributes.insert("blockquote", HashSet::from(["class"]));
+    attributes.insert("input", HashSet::from(["checked"]));
+    let forced_input = HashMap::from([("type", "checkbox"), ("disabled", "")]);
+    let mut builder = Builder::empty();
+    builder
+        .tags(TAGS.iter().copied().filter(|tag| !NOT_IN_COMMENTS.contains(tag)).collect())
+        .clean_content_tags(DROPPED_CONTENT.iter().copied().collect())
+        .tag_attributes(attributes)
+        .set_tag_attribute_values(HashMap::from([("input", forced_input)]))
+        .attribute_filter(filter_attribute)
+        .url_schemes(URL_SCHEMES.iter().copied().collect())
+        .link_rel(Some(COMMENT_LINK_REL))
+        .strip_comments(true);
+    builder
+});
+
+/// Strips everything dangerous from a comment's `html`, keeping the comments' allow-list.
+pub(super) fn sanitize_comment(html: &str) -> String {
+    COMMENT_ALLOW_LIST.clean(html).to_string()
+}
+
 /// Strips everything dangerous from `html`, keeping only the allow-listed markup.
 pub(super) fn sanitize(html: &str) -> String {
     ALLOW_LIST.clean(&table_alignment_to_attribute(html)).to_string()

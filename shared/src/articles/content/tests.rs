@@ -207,3 +207,18 @@ fn every_id_is_prefixed_so_none_clobbers_a_name_of_the_page() {
     assert!(!rendered.html.contains("id=\"config\"") && !rendered.html.contains("id=\"location\""));
     assert_eq!(rendered.toc[0].id, "user-content-config", "the contents name the HTML's ids");
 }
+
+#[test]
+fn comments_render_without_heading_ids_images_or_tables_and_with_ugc_links() {
+    let html = render_comment(
+        "# Hi {#custom}\n\n![a](https://x.test/a.png) [l](https://x.test)\n\n| a | b |\n|---|---|\n| 1 | 2 |\n",
+    );
+    assert!(html.contains("<h1>Hi {#custom}</h1>"), "{html}");
+    assert!(!html.contains("<img") && !html.contains("<table"), "{html}");
+    assert!(
+        html.contains("<a href=\"https://x.test\" rel=\"nofollow ugc noopener noreferrer\">l</a>"),
+        "{html}"
+    );
+    let html = render_comment("<script>alert(1)</script>\n\n*x*");
+    assert!(!html.contains("script") && html.contains("<p><em>x</em></p>"), "{html}");
+}

@@ -1,0 +1,6 @@
+//! Lambda function of the comments (`/api/v1/comments`, the likes, `/api/v1/admin/comments`).
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), blog_shared::lambda::LambdaError> {
+    blog_shared::lambda::run(&blog_shared::api::COMMENTS).await
+}

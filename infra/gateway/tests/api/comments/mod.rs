@@ -1,0 +1,32 @@
+//! API tests of the comments (comments-and-stats.md), on every target.
+
+pub(crate) mod cases;
+mod likes;
+mod matrix;
+mod moderation;
+mod races;
+mod rules;
+mod xss;
+
+on_every_target!(
+    cases::the_tree_of_an_article_without_comments_is_empty_and_other_targets_are_refused,
+    cases::comments_and_replies_form_the_tree_with_every_field_of_the_object,
+    cases::bodies_are_checked_field_by_field,
+    cases::who_may_read_edit_and_delete,
+    matrix::the_authorisation_matrix_holds_for_every_endpoint,
+    cases::a_deleted_comment_with_replies_stays_as_a_placeholder,
+    rules::replies_nest_at_most_five_levels,
+    rules::comments_on_a_disabled_article_are_refused_and_stay_readable,
+    rules::the_sixth_comment_of_a_minute_is_too_many,
+    races::parallel_comments_keep_comment_count_exact,
+    races::parallel_replies_keep_reply_count_exact,
+    races::the_tree_is_one_query_and_a_comment_three_round_trips,
+    races::parallel_moderation_and_deletes_move_the_counts_once,
+    xss::no_script_survives_in_a_comment,
+    likes::liking_a_comment_is_idempotent_and_exact_under_concurrency,
+    likes::liking_an_article_is_idempotent_and_exact_under_concurrency,
+    moderation::administrators_list_approve_reject_and_delete_with_a_reason,
+    moderation::reports_are_one_open_per_user_and_upheld_or_dismissed_once,
+    rules::with_moderation_comments_wait_for_approval_except_an_administrators,
+    moderation::with_moderation_an_approved_comment_shows_and_counts,
+);

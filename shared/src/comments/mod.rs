@@ -1,0 +1,105 @@
+//! Comments on articles, readers' likes, reports and their moderation (comments-and-stats.md;
+//! the tables in docs/data-model.md, "Comments, likes and reader statistics").
+//!
+//! Uses the articles feature through its root only (the comment renderer, whether an article
+//! is readable and open, its counters), and users for the caller and their name.
+
+mod admin;
+mod caller;
+mod edit;
+pub mod envelope;
+mod keys;
+mod likes;
+pub mod model;
+mod paging;
+mod post;
+mod public;
+mod repo;
+mod reports;
+#[cfg(test)]
+mod tests;
+
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use crate::{
+    area::{Area, Endpoints, Needs},
+    context::AppContext,
+};
+
+/// Base path of the public area.
+pub const BASE: &str = "/api/v1/comments";
+/// Base path of the administration.
+pub const ADMIN_BASE: &str = "/api/v1/admin/comments";
+
+/// The comments of articles: reading (anonymous), writing (signed in) (functions/comments).
+pub const PUBLIC: Area = Area::of::<PublicEndpoints>(
+    "comments",
+    "Comments on articles (envelope: `code` 200, `errorCode` on errors, as articles)",
+    Needs::TOKENS,
+);
+
+/// Readers' likes of comments and articles (functions/comments; API Gateway routes
+/// `/api/v1/articles/{id}/like` and `/liked` here by their exact paths).
+pub const LIKES: Area = Area::of::<LikesEndpoints>(
+    "likes",
+    "Readers' likes of comments and articles, signed in (the comments' envelope)",
+    Needs::TOKENS,
+);
+
+/// The likes.
+pub struct LikesEndpoints;
+
+impl Endpoints for LikesEndpoints {
+    type State = AppContext;
+
+    fn routes() -> OpenApiRouter<AppContext> {
+        OpenApiRouter::new()
+            .routes(routes!(likes::like, likes::unlike))
+            .routes(routes!(likes::liked))
+            .routes(routes!(likes::like_an_article, likes::unlike_an_article))
+            .routes(routes!(likes::article_liked))
+    }
+}
+
+/// The public comment endpoints.
+pub struct PublicEndpoints;
+
+impl Endpoints for PublicEndpoints {
+    type State = AppContext;
+
+    fn routes() -> OpenApiRouter<AppContext> {
+        let routes = OpenApiRouter::new()
+            .routes(routes!(public::tree))
+            .routes(routes!(post::create))
+            .routes(routes!(post::reply))
+            .routes(routes!(public::get, edit::update, edit::delete))
+            .routes(routes!(reports::report));
+        OpenApiRouter::new().nest(BASE, routes)
+    }
+}
+
+/// The moderation of comments and reports for administrators (functions/comments).
+pub const ADMIN: Area = Area::of::<AdminEndpoints>(
+    "admin-comments",
+    "Moderation of comments and their reports, administrators (the comments' envelope)",
+    Needs::TOKENS,
+);
+
+/// The administration.
+pub struct AdminEndpoints;
+
+impl Endpoints for AdminEndpoints {
+    type State = AppContext;
+
+    fn routes() -> OpenApiRouter<AppContext> {
+        let routes = OpenApiRouter::new()
+            .routes(routes!(admin::list))
+            .routes(routes!(admin::approve))
+            .routes(routes!(admin::reject))
+            .routes(routes!(admin::delete))
+            .routes(routes!(reports::reports))
+            .routes(routes!(reports::uphold))
+            .routes(routes!(reports::dismiss));
+        OpenApiRouter::new().nest(ADMIN_BASE, routes)
+    }
+}

@@ -1,0 +1,61 @@
+//! The tree as each reader sees it.
+
+use super::{
+    model::{CommentStatus, StoredComment},
+    public::forest,
+};
+
+fn comment(id: u64, parent: Option<u64>, user: u64, status: CommentStatus) -> StoredComment {
+    StoredComment {
+        id,
+        article_id: 1,
+        parent_id: parent,
+        root_id: parent.map_or(id, |_| 1),
+        depth: u8::from(parent.is_some()),
+        user_id: user,
+        user_name: format!("u{user}"),
+        user_avatar: String::new(),
+        reply_to_user_id: None,
+        reply_to_user_name: None,
+        content: format!("c{id}"),
+        content_html: format!("<p>c{id}</p>"),
+        status,
+        like_count: 0,
+        reply_count: 0,
+        is_edited: false,
+        create_time: "2026-01-01T00:00:00".into(),
+        update_time: "2026-01-01T00:00:00".into(),
+    }
+}
+
+fn shape(nodes: &[super::model::CommentNode]) -> String {
+    let parts: Vec<String> = nodes
+        .iter()
+        .map(|n| match n.children.is_empty() {
+            true => n.comment.id.clone(),
+            false => format!("{}({})", n.comment.id, shape(&n.children)),
+        })
+        .collect();
+    parts.join(" ")
+}
+
+#[test]
+fn each_reader_sees_their_own_tree() {
+    use CommentStatus::*;
+    let comments = vec![
+        comment(1, None, 10, Approved),
+        comment(2, Some(1), 11, Pending),
+        comment(3, Some(2), 10, Approved),
+        comment(4, None, 11, Deleted),
+        comment(5, Some(4), 10, Approved),
+        comment(6, None, 10, Deleted),
+        comment(7, None, 12, Rejected),
+        comment(8, Some(1), 12, Approved),
+    ];
+    assert_eq!(shape(&forest(comments.clone(), None)), "1(8) 4(5)");
+    assert_eq!(shape(&forest(comments.clone(), Some((11, false)))), "1(2(3) 8) 4(5)");
+    assert_eq!(shape(&forest(comments.clone(), Some((12, false)))), "1(8) 4(5) 7");
+    assert_eq!(shape(&forest(comments.clone(), Some((99, true)))), "1(2(3) 8) 4(5) 7");
+    let placeholder = &forest(comments, None)[1].comment;
+    assert_eq!((placeholder.content.as_str(), placeholder.user_id.as_ref()), ("", None));
+}
