@@ -8,14 +8,16 @@ use std::collections::BTreeMap;
 
 use crate::{
     codes::Coded,
-    ports::table::{n, s, AttributeValue, Condition, Item, Key, Table, TableError, Update, Write},
+    ports::table::{
+        n, s, AttributeValue, Condition, Item, Key, Table, TableError, Update, Write, PK, SK,
+    },
     records,
     taxonomy::{category_count_write, tag_count_write},
 };
 
 use super::{
     keys,
-    model::{ArticleBody, ArticleHead, Status},
+    model::{ArticleBody, ArticleHead, Status, COUNTERS},
     search,
 };
 
@@ -104,6 +106,27 @@ fn unchanged(before: &ArticleHead) -> Condition {
     ])
 }
 
+/// The administration's change of a stored head: SET of the attributes it owns that changed,
+/// REMOVE of those it no longer carries (listing keys of an unlisted article, say). The counters
+/// are never part of it (they are only ever ADDed), and neither is anything the administration
+/// did not change (a rename the worker wrote meanwhile stays), so an UpdateItem guarded by the
+/// version keeps whatever was ADDed between the read and this write.
+fn head_update(old: &Item, new: &Item) -> Update {
+    let owned = |attribute: &String| {
+        attribute != PK && attribute != SK && !COUNTERS.contains(&attribute.as_str())
+    };
+    let mut update = Update::new();
+    for (attribute, value) in new.iter().filter(|(a, _)| owned(a)) {
+        if old.get(attribute) != Some(value) {
+            update = update.set(attribute.clone(), value.clone());
+        }
+    }
+    for attribute in old.keys().filter(|a| owned(a) && !new.contains_key(*a)) {
+        update = update.remove(attribute.clone());
+    }
+    update
+}
+
 /// What a write of the transaction stands for, to explain a cancellation.
 #[derive(Clone, Copy)]
 enum Role {
@@ -163,8 +186,14 @@ pub async fn save(
     let mut roles = Vec::new();
     for (sk, item) in &new {
         if sk == keys::HEAD {
-            let condition = before.map_or(Condition::NotExists, unchanged);
-            writes.push(Write::Put { item: item.clone(), condition: Some(condition) });
+            writes.push(match before {
+                None => Write::Put { item: item.clone(), condition: Some(Condition::NotExists) },
+                Some(before) => Write::Update {
+                    key: keys::head(after.id),
+                    update: head_update(&old[keys::HEAD], item),
+                    condition: Some(unchanged(before)),
+                },
+            });
             roles.push(Role::Head);
         } else if old.get(sk) != Some(item) {
             writes.push(Write::Put { item: item.clone(), condition: None });
@@ -251,6 +280,11 @@ mod tests {
             create_time: "2026-01-01T00:00:00".into(),
             update_time: "2026-01-01T00:00:00".into(),
             is_deleted: false,
+            author_name: String::new(),
+            author_avatar: String::new(),
+            view_count: 0,
+            like_count: 0,
+            comment_count: 0,
         }
     }
 
@@ -290,5 +324,25 @@ mod tests {
         let mut deleted = head(Status::Published, Some(3), &[4]);
         deleted.is_deleted = true;
         assert_eq!(derived_items(&deleted).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn an_administration_write_of_a_head_sets_what_changed_and_never_a_counter() {
+        let before = head(Status::Published, Some(3), &[4]);
+        let mut after = before.clone();
+        after.status = Status::Archived;
+        after.version = 2;
+        after.view_count = 99;
+        after.like_count = 5;
+        let old = &derived_items(&before).unwrap()[keys::HEAD];
+        let new = &derived_items(&after).unwrap()[keys::HEAD];
+        let update = head_update(old, new);
+        let mut set: Vec<&str> = update.set.iter().map(|(a, _)| a.as_str()).collect();
+        set.sort();
+        assert_eq!(set, ["gsi2pk", "status", "version"]);
+        let mut removed = update.remove.clone();
+        removed.sort();
+        assert_eq!(removed, ["gsi1pk", "gsi1sk"]);
+        assert!(update.add.is_empty());
     }
 }

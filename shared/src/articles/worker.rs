@@ -14,7 +14,7 @@ use crate::{
     records,
 };
 
-use super::{events, followup, Embedding};
+use super::{events, followup, views, Embedding};
 
 /// Deliveries of one message before it is dead-lettered (SQS: the redrive policy's count).
 pub const MAX_DELIVERIES: u32 = 5;
@@ -54,7 +54,8 @@ async fn dead_letter(ctx: &AppContext, message: &Message) {
 }
 
 /// The local worker: handles in-process messages, redelivers failures with a growing delay,
-/// dead-letters a message after [`MAX_DELIVERIES`], and sweeps the outbox every `sweep_every`.
+/// dead-letters a message after [`MAX_DELIVERIES`], and sweeps the outbox and the pending views
+/// every `sweep_every`.
 pub async fn run_local(
     ctx: Embedding,
     queue: Arc<InProcessQueue>,
@@ -86,6 +87,9 @@ pub async fn run_local(
             _ = sweep.tick() => {
                 if let Err(error) = events::sweep(&publishing, sweep_every).await {
                     tracing::warn!(error = format!("{error:#}"), "outbox sweep failed");
+                }
+                if let Err(error) = views::sweep(ctx.table.as_ref()).await {
+                    tracing::warn!(%error, "views sweep failed");
                 }
             }
         }
