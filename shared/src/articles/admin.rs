@@ -76,6 +76,7 @@ pub async fn create(
     let input = input.validate()?;
     // The author's name and avatar are read with the taxonomy (no read at all when the token
     // check read the account in this request).
+    let stamp = chrono::Utc::now().timestamp_millis();
     let (taxonomy, card) = join!(taxonomy_of(&ctx, &input), admin.author_card(ctx.table.as_ref()));
     let (taxonomy, card) = (taxonomy?, card?.unwrap_or_default());
     let now = crate::time::now_string();
@@ -100,6 +101,7 @@ pub async fn create(
         is_deleted: false,
         author_name: card.name,
         author_avatar: card.avatar,
+        author_renamed_at: stamp,
         view_count: 0,
         like_count: 0,
         comment_count: 0,
@@ -149,34 +151,27 @@ pub(super) async fn existing(
 )]
 pub async fn update(
     State(ctx): State<Publishing>,
-    AdminOnly(admin, ..): Admin,
+    _admin: Admin,
     PathId(id, ..): Id,
     JsonBody(input, ..): JsonBody<ArticleInput, ArticleError>,
 ) -> Result<ArticleOk<bool>, ArticleError> {
     let input = input.validate()?;
-    // The article, the taxonomy it names and the caller's author card are read together; a
-    // missing article answers before a stale version, and both before a missing category or tag.
-    let table = ctx.table.as_ref();
-    let (current, taxonomy, card) =
-        join!(existing(&ctx, id), taxonomy_of(&ctx, &input), admin.author_card(table));
+    // The article and the taxonomy it names are read together; a missing article answers
+    // before a stale version, and both before a missing category or tag.
+    let (current, taxonomy) = join!(existing(&ctx, id), taxonomy_of(&ctx, &input));
     let (before, _) = current?;
     if input.version.is_some_and(|v| v != before.version) {
         return Err(ArticleError::VersionConflict);
     }
     let taxonomy = taxonomy?;
     let mut after = before.clone();
-    // The author's card is refreshed when the author writes (another administrator's update
-    // keeps it: renames reach it through the worker); a head written before cards existed
-    // gets its author's.
-    let card = if before.author_id == admin.id {
-        card?
-    } else if before.author_name.is_empty() {
-        author_card(table, before.author_id).await?
-    } else {
-        None
-    };
-    if let Some(card) = card {
-        (after.author_name, after.author_avatar) = (card.name, card.avatar);
+    // The author's card is the worker's to keep current (renames); a head written before
+    // cards existed gets its author's now (one more read, for such heads only).
+    if before.author_name.is_empty() {
+        let stamp = chrono::Utc::now().timestamp_millis();
+        if let Some(card) = author_card(ctx.table.as_ref(), before.author_id).await? {
+            after.set_author(card, stamp);
+        }
     }
     let body = apply(&mut after, input, taxonomy)?;
     after.version += 1;

@@ -2,6 +2,7 @@
 
 mod admin;
 mod admin_reads;
+pub mod authors;
 mod compose;
 pub mod content;
 pub mod envelope;

@@ -132,6 +132,10 @@ pub struct ArticleHead {
     /// The author's avatar URL (empty when none), kept like `author_name`.
     #[serde(default)]
     pub author_avatar: String,
+    /// When the author card was read from the account (epoch milliseconds): a rename's event
+    /// rewrites the card only when it is newer (absent on heads written before cards).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub author_renamed_at: i64,
     /// Views moved from the pending views by the sweep. Like the other counters it is only
     /// ever ADDed (comments, likes, the views sweep), never written by the administration, so
     /// none of its writes overwrites them; absent reads as 0.
@@ -145,6 +149,10 @@ pub struct ArticleHead {
     pub comment_count: i64,
 }
 
+fn is_zero(value: &i64) -> bool {
+    *value == 0
+}
+
 /// The attributes of a head that are only ever ADDed.
 pub const COUNTERS: [&str; 3] = ["viewCount", "likeCount", "commentCount"];
 
@@ -152,6 +160,12 @@ impl ArticleHead {
     /// Whether it is PUBLISHED and not deleted (what the public lists and counters count).
     pub fn is_listed(&self) -> bool {
         !self.is_deleted && self.status == Status::Published
+    }
+
+    /// Sets the author card read from the account at `stamp` (epoch milliseconds).
+    pub fn set_author(&mut self, card: crate::users::principal::AuthorCard, stamp: i64) {
+        (self.author_name, self.author_avatar) = (card.name, card.avatar);
+        self.author_renamed_at = stamp;
     }
 
     /// Tag ids in order.

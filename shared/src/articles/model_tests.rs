@@ -66,6 +66,7 @@ fn head() -> ArticleHead {
         is_deleted: false,
         author_name: String::new(),
         author_avatar: String::new(),
+        author_renamed_at: 0,
         view_count: 0,
         like_count: 0,
         comment_count: 0,

@@ -55,8 +55,8 @@ fn link(head: &ArticleHead, sk: String) -> Item {
 }
 
 /// The items an article's head stands for, by sort key: the head itself, and while the article
-/// is not deleted its category and tag links (in the gsi2 link partitions), and while it is
-/// listed its places in the public listings and the search index (gsi1).
+/// is not deleted its author, category and tag links (in the gsi2 link partitions), and while
+/// it is listed its places in the public listings and the search index (gsi1).
 fn derived_items(head: &ArticleHead) -> Result<BTreeMap<String, Item>, TableError> {
     let mut items = BTreeMap::new();
     let listed = head.is_listed();
@@ -72,6 +72,9 @@ fn derived_items(head: &ArticleHead) -> Result<BTreeMap<String, Item>, TableErro
     if head.is_deleted {
         return Ok(items);
     }
+    let mut author = link(head, keys::AUTHOR_LINK.into());
+    gsi(&mut author, 2, keys::author_links(head.author_id), format!("{:016}", head.id));
+    items.insert(keys::AUTHOR_LINK.to_string(), author);
     if let Some(category) = head.category_id {
         let mut item = link(head, keys::CATEGORY_LINK.into());
         gsi(&mut item, 2, keys::category_links(category), format!("{:016}", head.id));
@@ -282,6 +285,7 @@ mod tests {
             is_deleted: false,
             author_name: String::new(),
             author_avatar: String::new(),
+            author_renamed_at: 0,
             view_count: 0,
             like_count: 0,
             comment_count: 0,
@@ -313,7 +317,7 @@ mod tests {
         let draft = derived_items(&head(Status::Draft, Some(3), &[4])).unwrap();
         assert_eq!(
             draft.keys().cloned().collect::<Vec<_>>(),
-            ["A#CAT", "A#HEAD", "A#TAG#0000000000000004"]
+            ["A#AUTHOR", "A#CAT", "A#HEAD", "A#TAG#0000000000000004"]
         );
         assert!(!draft["A#HEAD"].contains_key("gsi1pk"));
         let published = derived_items(&head(Status::Published, Some(3), &[4])).unwrap();

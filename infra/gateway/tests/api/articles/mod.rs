@@ -40,4 +40,6 @@ on_every_target!(
     stats::a_counter_added_between_an_administration_read_and_its_write_survives,
     stats::every_public_detail_read_counts_one_view,
     stats::concurrent_detail_reads_lose_no_view,
+    stats::a_renamed_author_shows_on_every_article_of_theirs,
+    stats::an_older_rename_delivered_late_changes_nothing,
 );

@@ -151,3 +151,80 @@ pub async fn concurrent_detail_reads_lose_no_view(api: Api) {
     );
     assert_eq!(public_detail(&api, &id).await["viewCount"], json!(32));
 }
+
+/// Reads the detail until `field` is `expected` (the worker runs within seconds; 30 s at most).
+async fn eventually(api: &Api, id: &str, field: &str, expected: Value) {
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let seen = public_detail(api, id).await[field].clone();
+        if seen == expected {
+            return;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{field} still {seen}, not {expected}");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}
+
+pub async fn a_renamed_author_shows_on_every_article_of_theirs(api: Api) {
+    let admin = api.admin_token().await;
+    let first = published(&api, &admin, json!({"title": "Before", "content": "x"})).await;
+    let second = create(&api, &admin, json!({"title": "Draft meanwhile", "content": "x"})).await;
+    // Another administrator's article keeps its own author.
+    let (other_id, _) = api.user("other").await;
+    let roles = json!({"roles": ["ROLE_USER", "ROLE_ADMIN"]});
+    let path = format!("/api/v1/users/{other_id}");
+    assert_eq!(api.call("PUT", &path, Some(&admin), Some(roles)).await.status, 200);
+    let other = api.login("other", crate::support::PASSWORD).await;
+    let theirs = published(&api, &other, json!({"title": "Theirs", "content": "x"})).await;
+    api.start_worker().await;
+    let profile = json!({"nickname": "Grace", "avatar": "https://example.com/grace.png"});
+    let reply = api.call("PUT", "/api/v1/users/me", Some(&admin), Some(profile)).await;
+    assert_eq!(reply.status, 200, "{:?}", reply.body);
+    eventually(&api, &first, "authorName", json!("Grace")).await;
+    eventually(&api, &first, "authorAvatar", json!("https://example.com/grace.png")).await;
+    let path = format!("/api/v1/admin/articles/{second}/publish");
+    assert_ok(&api.call("PUT", &path, Some(&admin), None).await);
+    eventually(&api, &second, "authorName", json!("Grace")).await;
+    assert_eq!(public_detail(&api, &theirs).await["authorName"], json!("other"));
+    // A second rename wins over the first, whatever order the worker sees them in.
+    let profile = json!({"nickname": "Hopper"});
+    let reply = api.call("PUT", "/api/v1/users/me", Some(&admin), Some(profile)).await;
+    assert_eq!(reply.status, 200, "{:?}", reply.body);
+    eventually(&api, &first, "authorName", json!("Hopper")).await;
+    eventually(&api, &second, "authorName", json!("Hopper")).await;
+    let list = api.call("GET", "/api/v1/articles", None, None).await;
+    let records = assert_ok(&list)["records"].as_array().unwrap().clone();
+    let mut names: Vec<&str> = records.iter().map(|r| r["authorName"].as_str().unwrap()).collect();
+    names.sort();
+    assert_eq!(names, ["Hopper", "Hopper", "other"]);
+}
+
+pub async fn an_older_rename_delivered_late_changes_nothing(api: Api) {
+    let admin = api.admin_token().await;
+    let id = published(&api, &admin, json!({"title": "Ordered", "content": "x"})).await;
+    let me = api.call("GET", "/api/v1/users/me", Some(&admin), None).await;
+    let user_id = me.body["data"]["id"].to_string();
+    let event = |name: &str, at: i64| {
+        json!({"type": "AuthorRenamedEvent", "eventId": format!("e{at}"), "userId": user_id,
+            "name": name, "avatar": "", "createdAt": at})
+        .to_string()
+    };
+    let now = chrono_now_ms();
+    let batch = [event("Newer", now + 1_000), event("Older", now), event("Newer", now + 1_000)];
+    let messages: Vec<_> = batch
+        .iter()
+        .enumerate()
+        .map(|(i, body)| blog_shared::ports::events::Message {
+            id: format!("rename-{i}"),
+            body: body.clone(),
+            receive_count: 1,
+        })
+        .collect();
+    assert!(api.handle_batch(&messages).await.is_empty(), "every rename handled");
+    assert_eq!(public_detail(&api, &id).await["authorName"], json!("Newer"));
+}
+
+fn chrono_now_ms() -> i64 {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();
+    now.as_millis() as i64
+}
