@@ -353,7 +353,9 @@ pub async fn a_repeated_public_read_is_kept_until_the_next_write(api: Api) {
     assert_eq!(assert_ok(&again)["title"], json!("First words"));
     // The embedded table tells when it has changed, so the answer is kept; DynamoDB cannot.
     let kept = api.table.change_stamp().is_some();
-    assert_eq!(counts.total(), if kept { 0 } else { 1 }, "{counts:?}");
+    // In Lambda the read also counts its view (an UpdateItem made with it).
+    let detail_calls = if api.on_stack().is_some() { 2 } else { 1 };
+    assert_eq!(counts.total(), if kept { 0 } else { detail_calls }, "{counts:?}");
 
     let update = json!({"title": "Second words", "content": "x", "categoryId": cat, "version": 1});
     let path = format!("/api/v1/admin/articles/{id}");
