@@ -80,10 +80,10 @@ async fn count(tally: Arc<dyn Tally>, request: Request, next: Next) -> Response 
 }
 
 /// Moves every pending view to its article's head: one Query per shard (together), then per
-/// article one transaction of the head's `viewCount` ADD n (on condition it is a visible,
-/// PUBLISHED or ARCHIVED article) and the pending item's `views` ADD -n (on condition it still
-/// holds at least n: views counted meanwhile stay pending). Views of an article that is gone,
-/// deleted or a draft are dropped. Returns the views moved.
+/// article one transaction of the head's `viewCount` ADD n (on condition it is PUBLISHED or
+/// ARCHIVED) and the pending item's `views` ADD -n (on condition it still holds at least n:
+/// views counted meanwhile stay pending). Views of an article that is gone or a draft are
+/// dropped. Returns the views moved.
 pub async fn sweep(table: &dyn Table) -> Result<u64, TableError> {
     let shards = (0..SHARDS).map(|s| query_all(table, Query::partition(Index::Primary, shard(s))));
     let pending: Vec<Item> = try_join_all(shards).await?.into_iter().flatten().collect();
@@ -118,10 +118,9 @@ async fn move_views(table: &dyn Table, item: Item) -> Result<u64, TableError> {
     } else {
         Condition::LessThan(VIEWS.into(), views + 1)
     };
-    let visible = Condition::All(vec![
-        Condition::GreaterThan("status".into(), 0),
-        Condition::equals("isDeleted", crate::ports::table::n(0)),
-    ]);
+    // Published or archived (a deleted one keeps its status: its views are kept with it, never
+    // shown; `isDeleted` is not asked for, since heads of the first layout may lack it).
+    let visible = Condition::GreaterThan("status".into(), 0);
     let writes = vec![
         Write::Update {
             key: keys::head(id),
@@ -137,7 +136,7 @@ async fn move_views(table: &dyn Table, item: Item) -> Result<u64, TableError> {
     match table.transact(writes).await {
         Ok(()) => Ok(views.max(0) as u64),
         Err(TableError::TransactionCancelled { failed }) if failed.contains(&0) => {
-            // Not a visible article (any more): its pending views go.
+            // No such article, or a draft: its pending views go.
             let condition = Some(Condition::equals(VIEWS, crate::ports::table::n(views)));
             match table.delete(&key, condition).await {
                 Ok(_) | Err(TableError::ConditionFailed) => Ok(0),
