@@ -7,7 +7,13 @@ use crate::{
     access::{PrincipalCache, TokenKeys},
     config::Config,
     http::answers::Answers,
-    ports::{blobs::Blobs, embedder::Embedder, events::EventQueue, table::Table},
+    ports::{
+        blobs::Blobs,
+        embedder::Embedder,
+        events::EventQueue,
+        table::Table,
+        tally::{Direct, Tally},
+    },
     telemetry::{table::Instrumented, Telemetry},
 };
 
@@ -31,6 +37,9 @@ pub struct Parts {
     pub principals: Arc<PrincipalCache>,
     /// The public reads' answers, kept while the table is unchanged.
     pub answers: Arc<Answers>,
+    /// Additions to counters that need no answer (views): written at once by default
+    /// ([`Direct`]), added up in memory in the local gateway.
+    pub tally: Arc<dyn Tally>,
     /// The ports only some processes have: taken when a router or a loop starts
     /// ([`AppContext::require_events`] and its siblings), never looked up per request.
     ports: Ports,
@@ -51,8 +60,10 @@ impl AppContext {
         let principals = Arc::new(PrincipalCache::new(config.principal_cache_ttl));
         let telemetry = Arc::new(Telemetry::new(&config));
         let answers = Arc::new(Answers::new(config.answer_cache));
+        let table: Arc<dyn Table> = Arc::new(Instrumented::new(table, telemetry.clone()));
         Self(Arc::new(Parts {
-            table: Arc::new(Instrumented::new(table, telemetry.clone())),
+            tally: Arc::new(Direct::new(table.clone())),
+            table,
             telemetry,
             config: Arc::new(config),
             tokens,
@@ -60,6 +71,12 @@ impl AppContext {
             answers,
             ports: Ports::default(),
         }))
+    }
+
+    /// The same context with additions counted by `tally`.
+    pub fn with_tally(mut self, tally: Arc<dyn Tally>) -> Self {
+        Arc::make_mut(&mut self.0).tally = tally;
+        self
     }
 
     /// The same context with an embedder.

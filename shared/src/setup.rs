@@ -185,15 +185,16 @@ pub async fn embedder(
     }
 }
 
-/// The local gateway's services around a context: the in-process event queue, the embedder
-/// and the worker loop that consumes the queue (to be spawned).
+/// The local gateway's services around a context: the in-process event queue, the embedder,
+/// the views added up in memory ([`local_tally`]) and the worker loop that consumes the queue
+/// (to be spawned).
 pub async fn local_worker(
     ctx: AppContext,
 ) -> anyhow::Result<(AppContext, impl std::future::Future<Output = ()> + Send + 'static)> {
     let (queue, receiver) = crate::ports::events::local::InProcessQueue::new();
     let queue = Arc::new(queue);
     let embedder = embedder(&ctx.config).await?;
-    let ctx = ctx.with_events(queue.clone()).with_embedder(embedder.clone());
+    let ctx = local_tally(ctx.with_events(queue.clone()).with_embedder(embedder.clone()));
     let worker = crate::articles::worker::run_local(
         crate::area::WithPort::new(ctx.clone(), embedder),
         queue,
@@ -204,6 +205,17 @@ pub async fn local_worker(
 }
 
 /// The S3 bucket the configuration names (`BLOG_BUCKET_NAME`, `BLOG_S3_ENDPOINT`).
+/// Every this often the local gateway writes the views it added up.
+pub const LOCAL_TALLY_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The context of the local gateway's process: views added up in memory and written every
+/// [`LOCAL_TALLY_EVERY`] (and at shutdown: `ctx.tally.flush()`), not one write per view,
+/// which would drop the kept answers at every read.
+pub fn local_tally(ctx: AppContext) -> AppContext {
+    let tally = crate::ports::tally::Buffered::start(ctx.table.clone(), LOCAL_TALLY_EVERY);
+    ctx.with_tally(tally)
+}
+
 pub async fn cloud_blobs(config: &Config) -> anyhow::Result<Arc<dyn Blobs>> {
     let Some(bucket) = config.bucket_name.clone() else {
         bail!("BLOG_BUCKET_NAME must be set for this function");

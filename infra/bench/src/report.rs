@@ -77,11 +77,17 @@ fn row<'a>(measurements: &'a [Measurement], endpoint: &str) -> Option<&'a Measur
 fn targets(measurements: &[Measurement]) -> Vec<(String, String, bool)> {
     let mut checks = Vec::new();
     if let Some(detail) = row(measurements, "GET /api/v1/articles/{id}") {
+        // The read, and in Lambda the view's UpdateItem made with it (one round trip).
         let reads = detail.calls.reads();
+        let others = detail.calls.total() - reads;
+        let round_trips = detail.round_trips.1;
         checks.push((
-            "article detail: 1 read".into(),
-            format!("{} call(s), {reads} read(s)", detail.calls.total()),
-            detail.calls.total() == 1 && reads == 1,
+            "article detail: 1 read (+ its view's write, in the same round trip)".into(),
+            format!(
+                "{} call(s), {reads} read(s), {round_trips} round trip(s)",
+                detail.calls.total()
+            ),
+            reads == 1 && others <= 1 && round_trips == 1,
         ));
     }
     let lists: Vec<&Measurement> =

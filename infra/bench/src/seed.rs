@@ -159,6 +159,12 @@ async fn save_published(
         create_time: published.clone(),
         update_time: published,
         is_deleted: false,
+        author_name: String::new(),
+        author_avatar: String::new(),
+        author_renamed_at: 0,
+        view_count: 0,
+        like_count: 0,
+        comment_count: 0,
     };
     let body = ArticleBody {
         content: spec.markdown.clone(),

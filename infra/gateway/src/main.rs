@@ -59,7 +59,10 @@ async fn main() -> anyhow::Result<()> {
                 .await
                 .with_context(|| format!("binding {listen}"))?;
             tracing::info!("serving the blog API on http://{listen}");
+            let tally = ctx.tally.clone();
             local_gateway::serve(listener, ctx, shutdown_signal()).await?;
+            // The views added up since the last write are written before the process ends.
+            tally.flush().await.context("writing the counted views")?;
         }
         Command::CreateAdmin { username, password, email } => {
             match bootstrap::ensure_admin(&ctx, &username, &password, &email).await? {

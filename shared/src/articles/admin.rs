@@ -12,20 +12,18 @@ use crate::{
         Failure,
     },
     ids::{next_id, IdKind},
-    ports::table::Table,
-    taxonomy,
-    users::principal::AdminOnly,
+    users::principal::{author_card, AdminOnly},
 };
 
 use super::{
-    content,
+    compose::{apply, taxonomy_of},
     envelope::{
         ArticleEnvelope as Envelope, ArticleError, ArticleErrorEnvelope as Error, ArticleOk,
     },
     events::{self, outbox_write, ArticlePublishedEvent},
-    input::{ArticleInput, Validated, MAX_BODY_BYTES},
+    input::ArticleInput,
     lifecycle::{self, Action},
-    model::{ArticleBody, ArticleHead, Status, TagRef},
+    model::{ArticleBody, ArticleHead, Status},
     read,
     store::{self, StoreError},
     Publishing,
@@ -48,71 +46,6 @@ fn store_error(error: StoreError) -> ArticleError {
         }
         StoreError::Table(error) => error.into(),
     }
-}
-
-/// The category name and tag references of a body: one GetItem and one BatchGetItem, made
-/// together. A missing category is reported before a missing tag.
-async fn taxonomy_of(
-    ctx: &AppContext,
-    input: &Validated,
-) -> Result<(Option<String>, Vec<TagRef>), ArticleError> {
-    let table = ctx.table.as_ref();
-    let (category, tags) = join!(category_name(table, input.category_id), tag_refs(table, input));
-    Ok((category?, tags?))
-}
-
-async fn category_name(table: &dyn Table, id: Option<u64>) -> Result<Option<String>, ArticleError> {
-    let Some(id) = id else {
-        return Ok(None);
-    };
-    let name = taxonomy::category_name(table, id).await?;
-    let name =
-        name.ok_or_else(|| Failure::Invalid(format!("categoryId: category {id} does not exist")))?;
-    Ok(Some(name))
-}
-
-async fn tag_refs(table: &dyn Table, input: &Validated) -> Result<Vec<TagRef>, ArticleError> {
-    let found = taxonomy::tag_labels(table, &input.tag_ids).await?;
-    let mut refs = Vec::new();
-    for id in &input.tag_ids {
-        let tag = found
-            .iter()
-            .find(|t| t.id == *id)
-            .ok_or_else(|| Failure::Invalid(format!("tagIds: tag {id} does not exist")))?;
-        refs.push(TagRef::from(tag));
-    }
-    Ok(refs)
-}
-
-/// Runs the content pipeline: render (sanitised), table of contents, summary. Content whose
-/// rendering would not fit one item is a PARAM_ERROR naming `content`.
-fn apply(
-    head: &mut ArticleHead,
-    input: Validated,
-    taxonomy: (Option<String>, Vec<TagRef>),
-) -> Result<ArticleBody, ArticleError> {
-    let rendered = content::render(&input.content);
-    let body_bytes = input.content.len() + rendered.html.len() + rendered.toc_json.len();
-    if body_bytes > MAX_BODY_BYTES {
-        return Err(Failure::Invalid(format!(
-            "content renders to {body_bytes} bytes with its HTML and contents, more than the \
-             {MAX_BODY_BYTES} an article holds: shorten it"
-        ))
-        .into());
-    }
-    head.title = input.title;
-    head.summary = input.summary.unwrap_or_else(|| content::summarize(&rendered.plain_text, 200));
-    head.cover_image = input.cover_image;
-    head.category_id = input.category_id;
-    (head.category_name, head.tags) = taxonomy;
-    head.is_top = input.is_top;
-    head.is_featured = input.is_featured;
-    head.is_comment_disabled = input.is_comment_disabled;
-    Ok(ArticleBody {
-        content: input.content,
-        content_html: rendered.html,
-        toc_json: rendered.toc_json,
-    })
 }
 
 /// Creates an article as a DRAFT (administrators); `data` is the new id.
@@ -141,7 +74,11 @@ pub async fn create(
     JsonBody(input, ..): JsonBody<ArticleInput, ArticleError>,
 ) -> Result<ArticleOk<String>, ArticleError> {
     let input = input.validate()?;
-    let taxonomy = taxonomy_of(&ctx, &input).await?;
+    // The author's name and avatar are read with the taxonomy (no read at all when the token
+    // check read the account in this request).
+    let stamp = chrono::Utc::now().timestamp_millis();
+    let (taxonomy, card) = join!(taxonomy_of(&ctx, &input), admin.author_card(ctx.table.as_ref()));
+    let (taxonomy, card) = (taxonomy?, card?.unwrap_or_default());
     let now = crate::time::now_string();
     // The id is taken once the content renders within bounds (a refused article takes none).
     let mut head = ArticleHead {
@@ -162,6 +99,12 @@ pub async fn create(
         create_time: now.clone(),
         update_time: now,
         is_deleted: false,
+        author_name: card.name,
+        author_avatar: card.avatar,
+        author_renamed_at: stamp,
+        view_count: 0,
+        like_count: 0,
+        comment_count: 0,
     };
     let body = apply(&mut head, input, taxonomy)?;
     head.id = next_id(ctx.table.as_ref(), IdKind::Article).await?;
@@ -222,6 +165,14 @@ pub async fn update(
     }
     let taxonomy = taxonomy?;
     let mut after = before.clone();
+    // The author's card is the worker's to keep current (renames); a head written before
+    // cards existed gets its author's now (one more read, for such heads only).
+    if before.author_name.is_empty() {
+        let stamp = chrono::Utc::now().timestamp_millis();
+        if let Some(card) = author_card(ctx.table.as_ref(), before.author_id).await? {
+            after.set_author(card, stamp);
+        }
+    }
     let body = apply(&mut after, input, taxonomy)?;
     after.version += 1;
     after.update_time = crate::time::now_string();

@@ -1,21 +1,18 @@
-//! ArticlePublishedEvent and its delivery. The event is written to an outbox item in the same
-//! transaction as the state change, sent after the commit, and its outbox item removed once
-//! the queue accepted it. A send that fails leaves the outbox item for [`sweep`] (scheduled in
-//! AWS, periodic in the local gateway), so no event is ever lost; the worker is idempotent, so
-//! an event delivered twice changes nothing twice.
+//! ArticlePublishedEvent and its delivery through the outbox
+//! ([`crate::ports::events::outbox`]): written in the same transaction as the state change,
+//! sent after the commit, swept when the send failed; the worker is idempotent, so an event
+//! delivered twice changes nothing twice.
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{
-    ports::table::{n, s, Index, Key, Query, SortKey, TableError, Write},
-    records::{self, number},
+use crate::ports::{
+    events::outbox::{self, Outgoing},
+    table::{TableError, Write},
 };
 
 use super::{model::ArticleHead, Publishing};
-
-const OUTBOX: &str = "OUTBOX";
 
 /// Emitted when an article becomes PUBLISHED (publish, unarchive) or a published article is
 /// updated, so that its follow-up work (embedding, related lists, statistics, notification) runs.
@@ -50,23 +47,24 @@ impl ArticlePublishedEvent {
         }
     }
 
-    fn outbox_key(&self) -> Key {
-        Key::new(OUTBOX, format!("{:015}#{}", self.created_at, self.event_id))
+    fn outgoing(&self) -> Result<Outgoing, TableError> {
+        let body = serde_json::to_string(self).map_err(|e| TableError::Invalid(e.to_string()))?;
+        Ok(Outgoing::new(body, self.created_at, &self.event_id))
     }
 }
 
 /// The outbox item to write in the transaction that publishes the article.
 pub fn outbox_write(event: &ArticlePublishedEvent) -> Result<Write, TableError> {
-    let mut item = records::key_item(&event.outbox_key());
-    let body = serde_json::to_string(event).map_err(|e| TableError::Invalid(e.to_string()))?;
-    item.insert("body".into(), s(body));
-    item.insert("createdAt".into(), n(event.created_at));
-    Ok(Write::Put { item, condition: None })
+    Ok(event.outgoing()?.write())
 }
 
 /// Sends a committed event and clears its outbox item; on failure the item stays for the sweep.
 pub async fn deliver(ctx: &Publishing, event: &ArticlePublishedEvent) {
-    match send(ctx, event).await {
+    let sent = match event.outgoing() {
+        Ok(outgoing) => outgoing.send(ctx.table.as_ref(), ctx.port.as_ref()).await,
+        Err(error) => Err(error.into()),
+    };
+    match sent {
         Ok(()) => {
             tracing::info!(article_id = %event.article_id, event_id = %event.event_id, "ArticlePublishedEvent sent")
         }
@@ -78,35 +76,8 @@ pub async fn deliver(ctx: &Publishing, event: &ArticlePublishedEvent) {
     }
 }
 
-async fn send(ctx: &Publishing, event: &ArticlePublishedEvent) -> anyhow::Result<()> {
-    ctx.port.send(serde_json::to_string(event)?).await?;
-    ctx.table.delete(&event.outbox_key(), None).await?;
-    Ok(())
-}
-
 /// Delivers every outbox event older than `min_age` (younger ones are still being sent by the
-/// request that wrote them); returns how many were delivered.
+/// request that wrote them), whatever feature wrote it; returns how many were delivered.
 pub async fn sweep(ctx: &Publishing, min_age: Duration) -> anyhow::Result<usize> {
-    let cutoff = chrono::Utc::now().timestamp_millis() - min_age.as_millis() as i64;
-    let query = Query::partition(Index::Primary, OUTBOX)
-        .sort(SortKey::Lt(format!("{cutoff:015}")))
-        .limit(100);
-    let pending = ctx.table.query(query).await?.items;
-    let mut delivered = 0;
-    for item in pending {
-        let Some(crate::ports::table::AttributeValue::S(body)) = item.get("body") else { continue };
-        let event: ArticlePublishedEvent = match serde_json::from_str(body) {
-            Ok(event) => event,
-            Err(error) => {
-                tracing::error!(%error, created_at = number(&item, "createdAt"), "unreadable outbox item left in place");
-                continue;
-            }
-        };
-        send(ctx, &event).await?;
-        delivered += 1;
-    }
-    if delivered > 0 {
-        tracing::info!(delivered, "outbox sweep delivered events");
-    }
-    Ok(delivered)
+    outbox::sweep(ctx.table.as_ref(), ctx.port.as_ref(), min_age).await
 }

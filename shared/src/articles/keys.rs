@@ -26,6 +26,9 @@ pub const BODY: &str = "A#BODY";
 /// Sort key of the category link.
 pub const CATEGORY_LINK: &str = "A#CAT";
 
+/// Sort key of the author link.
+pub const AUTHOR_LINK: &str = "A#AUTHOR";
+
 /// Sort key of a tag link.
 pub fn tag_link(tag_id: u64) -> String {
     format!("A#TAG#{tag_id:016}")
@@ -72,4 +75,9 @@ pub fn category_links(category_id: u64) -> String {
 /// gsi2 partition of every non-deleted article carrying a tag.
 pub fn tag_links(tag_id: u64) -> String {
     format!("TAGLINK#{tag_id}")
+}
+
+/// gsi2 partition of every non-deleted article of an author (for renames).
+pub fn author_links(user_id: u64) -> String {
+    format!("AUTHOR#{user_id}")
 }

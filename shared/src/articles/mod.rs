@@ -2,6 +2,8 @@
 
 mod admin;
 mod admin_reads;
+pub mod authors;
+mod compose;
 pub mod content;
 pub mod envelope;
 pub mod events;
@@ -18,6 +20,7 @@ pub mod read;
 pub mod related;
 pub mod search;
 pub mod store;
+pub mod views;
 pub mod worker;
 
 use std::sync::Arc;
@@ -71,9 +74,10 @@ impl Endpoints for PublicEndpoints {
         OpenApiRouter::new().nest(BASE, routes)
     }
 
-    /// Every answer is a public read's: kept while the table is unchanged.
+    /// Every answer is a public read's: kept while the table is unchanged; a detail read
+    /// counts a view before that, so a kept answer counts too.
     fn layer(router: axum::Router<AppContext>, ctx: &AppContext) -> axum::Router<AppContext> {
-        crate::http::answers::reused(router, ctx)
+        views::counted(crate::http::answers::reused(router, ctx), ctx)
     }
 }
 

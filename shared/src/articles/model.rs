@@ -125,12 +125,47 @@ pub struct ArticleHead {
     /// Logically deleted (stored as 0 or 1; absent reads as 0).
     #[serde(default, with = "codes::flag")]
     pub is_deleted: bool,
+    /// The author's name (nickname, else username), written with the article and rewritten
+    /// when the author renames; empty on heads written before it existed until then.
+    #[serde(default)]
+    pub author_name: String,
+    /// The author's avatar URL (empty when none), kept like `author_name`.
+    #[serde(default)]
+    pub author_avatar: String,
+    /// When the author card was read from the account (epoch milliseconds): a rename's event
+    /// rewrites the card only when it is newer (absent on heads written before cards).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub author_renamed_at: i64,
+    /// Views moved from the pending views by the sweep. Like the other counters it is only
+    /// ever ADDed (comments, likes, the views sweep), never written by the administration, so
+    /// none of its writes overwrites them; absent reads as 0.
+    #[serde(default)]
+    pub view_count: i64,
+    /// Likes of the article (ADDed only).
+    #[serde(default)]
+    pub like_count: i64,
+    /// Approved, not deleted comments (ADDed only).
+    #[serde(default)]
+    pub comment_count: i64,
 }
+
+fn is_zero(value: &i64) -> bool {
+    *value == 0
+}
+
+/// The attributes of a head that are only ever ADDed.
+pub const COUNTERS: [&str; 3] = ["viewCount", "likeCount", "commentCount"];
 
 impl ArticleHead {
     /// Whether it is PUBLISHED and not deleted (what the public lists and counters count).
     pub fn is_listed(&self) -> bool {
         !self.is_deleted && self.status == Status::Published
+    }
+
+    /// Sets the author card read from the account at `stamp` (epoch milliseconds).
+    pub fn set_author(&mut self, card: crate::users::principal::AuthorCard, stamp: i64) {
+        (self.author_name, self.author_avatar) = (card.name, card.avatar);
+        self.author_renamed_at = stamp;
     }
 
     /// Tag ids in order.
@@ -158,6 +193,10 @@ impl ArticleHead {
             publish_time: self.publish_time.clone(),
             is_top: self.is_top.into(),
             status: self.status.code(),
+            author_name: self.author_name.clone(),
+            view_count: self.view_count.max(0),
+            like_count: self.like_count.max(0),
+            comment_count: self.comment_count.max(0),
         }
     }
 }
@@ -179,6 +218,17 @@ pub struct RelatedItem {
     /// First publication.
     #[schema(schema_with = api_time_or_null, required = true)]
     publish_time: Option<String>,
+    /// The author's nickname, else username.
+    author_name: String,
+    /// Views counted (at most a sweep interval, a minute, behind).
+    #[schema(minimum = 0)]
+    view_count: i64,
+    /// Likes.
+    #[schema(minimum = 0)]
+    like_count: i64,
+    /// Approved, not deleted comments.
+    #[schema(minimum = 0)]
+    comment_count: i64,
 }
 
 impl ArticleHead {
@@ -190,6 +240,10 @@ impl ArticleHead {
             summary: self.summary.clone(),
             cover_image: self.cover_image.clone(),
             publish_time: self.publish_time.clone(),
+            author_name: self.author_name.clone(),
+            view_count: self.view_count.max(0),
+            like_count: self.like_count.max(0),
+            comment_count: self.comment_count.max(0),
         }
     }
 }
@@ -240,6 +294,17 @@ pub struct ListItem {
     /// 0 DRAFT, 1 PUBLISHED, 2 ARCHIVED.
     #[schema(minimum = 0, maximum = 2)]
     status: i64,
+    /// The author's nickname, else username.
+    author_name: String,
+    /// Views counted (at most a sweep interval, a minute, behind).
+    #[schema(minimum = 0)]
+    view_count: i64,
+    /// Likes.
+    #[schema(minimum = 0)]
+    like_count: i64,
+    /// Approved, not deleted comments.
+    #[schema(minimum = 0)]
+    comment_count: i64,
 }
 
 /// The article detail (spec 2.3) with the decided extras.
@@ -272,6 +337,8 @@ pub struct Detail {
     /// Rises by 1 on every update.
     #[schema(minimum = 1)]
     version: i64,
+    /// The author's avatar URL; empty when none.
+    author_avatar: String,
 }
 
 impl Detail {
@@ -287,6 +354,7 @@ impl Detail {
             create_time: head.create_time.clone(),
             update_time: head.update_time.clone(),
             version: head.version,
+            author_avatar: head.author_avatar.clone(),
         }
     }
 }

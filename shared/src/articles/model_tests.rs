@@ -64,12 +64,27 @@ fn head() -> ArticleHead {
         create_time: "2026-01-01T00:00:00".into(),
         update_time: "2026-01-03T00:00:00".into(),
         is_deleted: false,
+        author_name: String::new(),
+        author_avatar: String::new(),
+        author_renamed_at: 0,
+        view_count: 0,
+        like_count: 0,
+        comment_count: 0,
     }
 }
 
 #[test]
 fn a_head_is_stored_with_the_attributes_and_types_of_the_first_layout() {
-    assert_eq!(serde_dynamo::to_item::<_, Item>(head()).unwrap(), stored_head());
+    // A head written now carries the author's card and the counters besides...
+    let mut now = stored_head();
+    for (attribute, value) in [("authorName", s("")), ("authorAvatar", s(""))] {
+        now.insert(attribute.into(), value);
+    }
+    for counter in COUNTERS {
+        now.insert(counter.into(), n("0"));
+    }
+    assert_eq!(serde_dynamo::to_item::<_, Item>(head()).unwrap(), now);
+    // ...and a head of the first layout reads without them (empty name, counters 0).
     assert_eq!(serde_dynamo::from_item::<_, ArticleHead>(stored_head()).unwrap(), head());
     let mut deleted = stored_head();
     deleted.insert("isDeleted".into(), n("1"));

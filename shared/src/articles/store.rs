@@ -8,14 +8,16 @@ use std::collections::BTreeMap;
 
 use crate::{
     codes::Coded,
-    ports::table::{n, s, AttributeValue, Condition, Item, Key, Table, TableError, Update, Write},
+    ports::table::{
+        n, s, AttributeValue, Condition, Item, Key, Table, TableError, Update, Write, PK, SK,
+    },
     records,
     taxonomy::{category_count_write, tag_count_write},
 };
 
 use super::{
     keys,
-    model::{ArticleBody, ArticleHead, Status},
+    model::{ArticleBody, ArticleHead, Status, COUNTERS},
     search,
 };
 
@@ -53,8 +55,8 @@ fn link(head: &ArticleHead, sk: String) -> Item {
 }
 
 /// The items an article's head stands for, by sort key: the head itself, and while the article
-/// is not deleted its category and tag links (in the gsi2 link partitions), and while it is
-/// listed its places in the public listings and the search index (gsi1).
+/// is not deleted its author, category and tag links (in the gsi2 link partitions), and while
+/// it is listed its places in the public listings and the search index (gsi1).
 fn derived_items(head: &ArticleHead) -> Result<BTreeMap<String, Item>, TableError> {
     let mut items = BTreeMap::new();
     let listed = head.is_listed();
@@ -70,6 +72,9 @@ fn derived_items(head: &ArticleHead) -> Result<BTreeMap<String, Item>, TableErro
     if head.is_deleted {
         return Ok(items);
     }
+    let mut author = link(head, keys::AUTHOR_LINK.into());
+    gsi(&mut author, 2, keys::author_links(head.author_id), format!("{:016}", head.id));
+    items.insert(keys::AUTHOR_LINK.to_string(), author);
     if let Some(category) = head.category_id {
         let mut item = link(head, keys::CATEGORY_LINK.into());
         gsi(&mut item, 2, keys::category_links(category), format!("{:016}", head.id));
@@ -102,6 +107,27 @@ fn unchanged(before: &ArticleHead) -> Condition {
         Condition::equals("status", n(before.status.code())),
         Condition::equals("isDeleted", n(before.is_deleted.into())),
     ])
+}
+
+/// The administration's change of a stored head: SET of the attributes it owns that changed,
+/// REMOVE of those it no longer carries (listing keys of an unlisted article, say). The counters
+/// are never part of it (they are only ever ADDed), and neither is anything the administration
+/// did not change (a rename the worker wrote meanwhile stays), so an UpdateItem guarded by the
+/// version keeps whatever was ADDed between the read and this write.
+fn head_update(old: &Item, new: &Item) -> Update {
+    let owned = |attribute: &String| {
+        attribute != PK && attribute != SK && !COUNTERS.contains(&attribute.as_str())
+    };
+    let mut update = Update::new();
+    for (attribute, value) in new.iter().filter(|(a, _)| owned(a)) {
+        if old.get(attribute) != Some(value) {
+            update = update.set(attribute.clone(), value.clone());
+        }
+    }
+    for attribute in old.keys().filter(|a| owned(a) && !new.contains_key(*a)) {
+        update = update.remove(attribute.clone());
+    }
+    update
 }
 
 /// What a write of the transaction stands for, to explain a cancellation.
@@ -163,8 +189,14 @@ pub async fn save(
     let mut roles = Vec::new();
     for (sk, item) in &new {
         if sk == keys::HEAD {
-            let condition = before.map_or(Condition::NotExists, unchanged);
-            writes.push(Write::Put { item: item.clone(), condition: Some(condition) });
+            writes.push(match before {
+                None => Write::Put { item: item.clone(), condition: Some(Condition::NotExists) },
+                Some(before) => Write::Update {
+                    key: keys::head(after.id),
+                    update: head_update(&old[keys::HEAD], item),
+                    condition: Some(unchanged(before)),
+                },
+            });
             roles.push(Role::Head);
         } else if old.get(sk) != Some(item) {
             writes.push(Write::Put { item: item.clone(), condition: None });
@@ -251,6 +283,12 @@ mod tests {
             create_time: "2026-01-01T00:00:00".into(),
             update_time: "2026-01-01T00:00:00".into(),
             is_deleted: false,
+            author_name: String::new(),
+            author_avatar: String::new(),
+            author_renamed_at: 0,
+            view_count: 0,
+            like_count: 0,
+            comment_count: 0,
         }
     }
 
@@ -279,7 +317,7 @@ mod tests {
         let draft = derived_items(&head(Status::Draft, Some(3), &[4])).unwrap();
         assert_eq!(
             draft.keys().cloned().collect::<Vec<_>>(),
-            ["A#CAT", "A#HEAD", "A#TAG#0000000000000004"]
+            ["A#AUTHOR", "A#CAT", "A#HEAD", "A#TAG#0000000000000004"]
         );
         assert!(!draft["A#HEAD"].contains_key("gsi1pk"));
         let published = derived_items(&head(Status::Published, Some(3), &[4])).unwrap();
@@ -290,5 +328,25 @@ mod tests {
         let mut deleted = head(Status::Published, Some(3), &[4]);
         deleted.is_deleted = true;
         assert_eq!(derived_items(&deleted).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn an_administration_write_of_a_head_sets_what_changed_and_never_a_counter() {
+        let before = head(Status::Published, Some(3), &[4]);
+        let mut after = before.clone();
+        after.status = Status::Archived;
+        after.version = 2;
+        after.view_count = 99;
+        after.like_count = 5;
+        let old = &derived_items(&before).unwrap()[keys::HEAD];
+        let new = &derived_items(&after).unwrap()[keys::HEAD];
+        let update = head_update(old, new);
+        let mut set: Vec<&str> = update.set.iter().map(|(a, _)| a.as_str()).collect();
+        set.sort();
+        assert_eq!(set, ["gsi2pk", "status", "version"]);
+        let mut removed = update.remove.clone();
+        removed.sort();
+        assert_eq!(removed, ["gsi1pk", "gsi1sk"]);
+        assert!(update.add.is_empty());
     }
 }

@@ -1,4 +1,4 @@
-//! The worker's delivery loops around [`followup::handle`]: a batch of SQS records in Lambda
+//! The worker's delivery loops around [`handle`] (the follow-up of a publication, or a rename): a batch of SQS records in Lambda
 //! (failed ones reported back for redelivery, poison ones ending in the dead-letter queue), and
 //! the local gateway's in-process loop with the same retry semantics and a periodic outbox sweep.
 
@@ -14,16 +14,30 @@ use crate::{
     records,
 };
 
-use super::{events, followup, Embedding};
+use super::{authors, events, followup, views, Embedding};
 
 /// Deliveries of one message before it is dead-lettered (SQS: the redrive policy's count).
 pub const MAX_DELIVERIES: u32 = 5;
+
+/// Handles one message body: an AuthorRenamedEvent, else an ArticlePublishedEvent.
+pub async fn handle(ctx: &Embedding, body: &str) -> anyhow::Result<followup::Outcome> {
+    #[derive(serde::Deserialize)]
+    struct Kind {
+        #[serde(rename = "type")]
+        kind: Option<String>,
+    }
+    let kind = serde_json::from_str::<Kind>(body).ok().and_then(|k| k.kind);
+    match kind.as_deref() {
+        Some(authors::AUTHOR_RENAMED) => authors::handle(ctx.table.as_ref(), body).await,
+        _ => followup::handle(ctx, body).await,
+    }
+}
 
 /// Handles a batch; returns the ids of the messages that failed (to be redelivered).
 pub async fn process_batch(ctx: &Embedding, messages: &[Message]) -> Vec<String> {
     let mut failed = Vec::new();
     for message in messages {
-        match followup::handle(ctx, &message.body).await {
+        match handle(ctx, &message.body).await {
             Ok(outcome) => {
                 ctx.telemetry.registry.count("blog.worker.events", &[("outcome", "processed")], 1);
                 tracing::info!(message_id = %message.id, ?outcome, "event handled")
@@ -54,7 +68,8 @@ async fn dead_letter(ctx: &AppContext, message: &Message) {
 }
 
 /// The local worker: handles in-process messages, redelivers failures with a growing delay,
-/// dead-letters a message after [`MAX_DELIVERIES`], and sweeps the outbox every `sweep_every`.
+/// dead-letters a message after [`MAX_DELIVERIES`], and sweeps the outbox and the pending views
+/// every `sweep_every`.
 pub async fn run_local(
     ctx: Embedding,
     queue: Arc<InProcessQueue>,
@@ -86,6 +101,9 @@ pub async fn run_local(
             _ = sweep.tick() => {
                 if let Err(error) = events::sweep(&publishing, sweep_every).await {
                     tracing::warn!(error = format!("{error:#}"), "outbox sweep failed");
+                }
+                if let Err(error) = views::sweep(ctx.table.as_ref()).await {
+                    tracing::warn!(%error, "views sweep failed");
                 }
             }
         }

@@ -128,7 +128,8 @@ pub async fn worker_invocation(
 }
 
 /// One invocation of the outbox sweep, whatever the (scheduled) event: every outbox event
-/// older than a minute is sent; answers `{"delivered": n}`.
+/// older than a minute is sent, and the pending views are moved to the articles; answers
+/// `{"delivered": n, "views": m}`.
 pub async fn outbox_sweep_invocation(
     ctx: &Publishing,
     _scheduled_event: serde_json::Value,
@@ -140,8 +141,9 @@ pub async fn outbox_sweep_invocation(
         let function = ctx.telemetry.function();
         println!("{}", crate::telemetry::emf::sweep_line(function, *count as u64, cold_start));
     }
+    let views = crate::articles::views::sweep(ctx.table.as_ref()).await;
     ctx.telemetry.export_if_due(ctx.table.as_ref()).await;
-    Ok(serde_json::json!({ "delivered": delivered? }))
+    Ok(serde_json::json!({ "delivered": delivered?, "views": views? }))
 }
 
 async fn handle_worker_event(

@@ -9,3 +9,4 @@ pub mod events;
 #[cfg(feature = "secrets")]
 pub mod secrets;
 pub mod table;
+pub mod tally;

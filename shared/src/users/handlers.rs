@@ -21,7 +21,9 @@ use super::{
         StoredUser, UserView, ROLE_ADMIN,
     },
     principal::{AdminOnly, Authenticated, Principal},
+    renames::AuthorRenamedEvent,
     repo::{self, StoreError},
+    Profiles,
 };
 
 type Body<T> = JsonBody<T, AccountError>;
@@ -70,15 +72,25 @@ impl ProfileChanges<'_> {
     }
 }
 
+/// Stores a changed account; a change of the author card (name or avatar) emits
+/// AuthorRenamedEvent through the outbox, in the same transaction.
 async fn save(
-    ctx: &AppContext,
+    ctx: &Profiles,
     before: &StoredUser,
     mut after: StoredUser,
 ) -> Result<UserView, AccountError> {
     after.update_time = crate::time::now_string();
-    match repo::replace(ctx.table.as_ref(), before, &after).await {
+    let event = AuthorRenamedEvent::of(before, &after);
+    let extra = match &event {
+        Some(event) => vec![event.outbox_write().map_err(|e| Failure::Internal(e.into()))?],
+        None => Vec::new(),
+    };
+    match repo::replace(ctx.table.as_ref(), before, &after, extra).await {
         Ok(()) => {
             ctx.principals.invalidate(after.id);
+            if let Some(event) = event {
+                event.deliver(ctx).await;
+            }
             Ok(after.view())
         }
         Err(StoreError::EmailTaken) => {
@@ -152,7 +164,7 @@ pub struct UpdateMe {
     )
 )]
 pub async fn update_me(
-    State(ctx): State<AppContext>,
+    State(ctx): State<Profiles>,
     Authenticated(principal, ..): Authenticated<AccountError>,
     JsonBody(request, ..): Body<UpdateMe>,
 ) -> Result<AccountOk<UserView>, AccountError> {
@@ -240,7 +252,7 @@ pub struct AdminUpdate {
     )
 )]
 pub async fn update_user(
-    State(ctx): State<AppContext>,
+    State(ctx): State<Profiles>,
     AdminOnly(admin, ..): AdminOnly<AccountError>,
     PathId(id, ..): Id,
     JsonBody(request, ..): Body<AdminUpdate>,

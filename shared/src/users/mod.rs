@@ -6,13 +6,16 @@ pub mod envelope;
 mod handlers;
 pub mod model;
 pub mod principal;
+pub mod renames;
 pub mod repo;
 
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use std::sync::Arc;
+
 use crate::{
-    area::{Area, Endpoints, Needs},
-    context::AppContext,
+    area::{Area, Endpoints, Needs, WithPort},
+    ports::events::EventQueue,
 };
 
 /// Base path of the area.
@@ -22,16 +25,19 @@ pub const BASE: &str = "/api/v1/users";
 pub const AREA: Area = Area::of::<UsersEndpoints>(
     "users",
     "Own profile and administration of accounts (same envelope as auth)",
-    Needs::TOKENS,
+    Needs::TOKENS_AND_EVENTS,
 );
+
+/// The area's state: the context and the queue that a renamed author's event goes to.
+pub type Profiles = WithPort<Arc<dyn EventQueue>>;
 
 /// The users area's endpoints.
 pub struct UsersEndpoints;
 
 impl Endpoints for UsersEndpoints {
-    type State = AppContext;
+    type State = Profiles;
 
-    fn routes() -> OpenApiRouter<AppContext> {
+    fn routes() -> OpenApiRouter<Profiles> {
         let routes = OpenApiRouter::new()
             .routes(routes!(handlers::me, handlers::update_me))
             .routes(routes!(handlers::get_user, handlers::update_user, handlers::delete_user));

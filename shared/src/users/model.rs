@@ -202,6 +202,15 @@ impl StoredUser {
         self.status == AccountStatus::Active
     }
 
+    /// The name the account shows as an author: its nickname, else its user name.
+    pub fn display_name(&self) -> &str {
+        if self.nickname.trim().is_empty() {
+            &self.username
+        } else {
+            &self.nickname
+        }
+    }
+
     /// The public view of the account.
     pub fn view(&self) -> UserView {
         UserView {

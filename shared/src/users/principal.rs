@@ -9,7 +9,12 @@ use axum::{
     http::{header, request::Parts},
 };
 
-use crate::{access::Snapshot, context::AppContext, http::ApiError};
+use crate::{
+    access::Snapshot,
+    context::AppContext,
+    http::ApiError,
+    ports::table::{Table, TableError},
+};
 
 use super::{
     model::{StoredUser, ROLE_ADMIN},
@@ -36,6 +41,41 @@ impl Principal {
     /// Whether the caller holds `ROLE_ADMIN`.
     pub fn is_admin(&self) -> bool {
         self.roles.iter().any(|r| r == ROLE_ADMIN)
+    }
+}
+
+/// How an account shows as the author of something: its name (nickname, else user name) and
+/// avatar URL (empty when none).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AuthorCard {
+    /// Nickname, else user name.
+    pub name: String,
+    /// Avatar URL; empty when none.
+    pub avatar: String,
+}
+
+impl AuthorCard {
+    fn of(account: &StoredUser) -> Self {
+        Self { name: account.display_name().to_string(), avatar: account.avatar.clone() }
+    }
+}
+
+/// The author card of an account (one GetItem); `None` when the account is gone.
+pub async fn author_card(
+    table: &dyn Table,
+    user_id: u64,
+) -> Result<Option<AuthorCard>, TableError> {
+    Ok(repo::find_by_id(table, user_id).await?.as_ref().map(AuthorCard::of))
+}
+
+impl Principal {
+    /// The caller's author card: from the account the token check read in this request, else
+    /// read now (one GetItem).
+    pub async fn author_card(&self, table: &dyn Table) -> Result<Option<AuthorCard>, TableError> {
+        match &self.account {
+            Some(account) => Ok(Some(AuthorCard::of(account))),
+            None => author_card(table, self.id).await,
+        }
     }
 }
 

@@ -112,11 +112,13 @@ pub async fn find_by_login(
 }
 
 /// Replaces an account with its changed version, moving the e-mail marker when the e-mail
-/// changed; refused when the stored account is no longer `before`.
+/// changed, with `extra` writes that must land with it (an outbox event); refused when the
+/// stored account is no longer `before`.
 pub async fn replace(
     table: &dyn Table,
     before: &StoredUser,
     after: &StoredUser,
+    extra: Vec<Write>,
 ) -> Result<(), StoreError> {
     let unchanged = Condition::All(vec![
         Condition::equals("updateTime", s(&before.update_time)),
@@ -134,6 +136,7 @@ pub async fn replace(
             condition: Some(Condition::equals("userId", n(before.id as i64))),
         });
     }
+    writes.extend(extra);
     match table.transact(writes).await {
         Ok(()) => Ok(()),
         Err(TableError::TransactionCancelled { failed }) if email_moved && failed == [1] => {

@@ -257,7 +257,8 @@ async fn replay_comments(ctx: &AppContext, values: &mut HashMap<&str, String>) {
 /// sample article is published: the worker's SQS batch (`lambda::worker_invocation`; its first
 /// record is an ArticlePublishedEvent of that article, its second a poison message that alone
 /// is reported back), then the outbox sweep's scheduled event (`lambda::outbox_sweep_invocation`),
-/// with one event left in the outbox two minutes ago: it is delivered, and the outbox is empty.
+/// with one event left in the outbox two minutes ago: it is delivered (with any pending views),
+/// and the outbox is empty.
 /// The worker refuses that input: it takes SQS events only.
 async fn replay_worker(ctx: &AppContext, values: &HashMap<&str, String>) {
     let worker_event = |file: &str| -> Value {
@@ -283,12 +284,14 @@ async fn replay_worker(ctx: &AppContext, values: &HashMap<&str, String>) {
         lambda::outbox_sweep_invocation(&AreaState::from_context(ctx).unwrap(), sweep.clone())
             .await
             .unwrap();
-    assert_eq!(answer, serde_json::json!({ "delivered": 1 }));
+    assert_eq!(answer["delivered"], serde_json::json!(1), "{answer}");
+    assert!(answer["views"].is_u64(), "the pending views are moved too: {answer}");
     let answer =
         lambda::outbox_sweep_invocation(&AreaState::from_context(ctx).unwrap(), sweep.clone())
             .await
             .unwrap();
-    assert_eq!(answer, serde_json::json!({ "delivered": 0 }), "the outbox is empty");
+    let nothing_left = serde_json::json!({ "delivered": 0, "views": 0 });
+    assert_eq!(answer, nothing_left, "the outbox is empty, and so are the pending views");
     let refused =
         lambda::worker_invocation(&AreaState::from_context(ctx).unwrap(), sweep).await.unwrap_err();
     assert!(refused.to_string().contains("SQS events only"), "{refused}");

@@ -143,3 +143,58 @@ async fn the_data_directory_and_its_secrets_are_private_and_a_shared_secret_is_r
     let message = String::from_utf8_lossy(&refused.stderr);
     assert!(message.contains("jwt-secret can be read by other users"), "{message}");
 }
+
+async fn call(port: u16, method: &str, path: &str, token: Option<&str>, body: Value) -> Value {
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+    let mut request =
+        reqwest::Client::new().request(method, format!("http://127.0.0.1:{port}{path}"));
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    if !body.is_null() {
+        request = request.json(&body);
+    }
+    let response = request.send().await.unwrap();
+    assert!(response.status().is_success(), "{path}: {}", response.status());
+    response.json().await.unwrap()
+}
+
+#[tokio::test]
+async fn views_counted_in_memory_are_written_when_the_gateway_stops() {
+    let data = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let detail;
+    {
+        let mut gateway = start(data.path(), port).await;
+        let token = login(port, "boss", "Boss12345").await.1["data"]["token"].clone();
+        let token = token.as_str().unwrap().to_string();
+        let draft = json!({"title": "Read before a stop", "content": "x"});
+        let created = call(port, "POST", "/api/v1/admin/articles", Some(&token), draft).await;
+        let id = created["data"].as_str().unwrap().to_string();
+        let publish = format!("/api/v1/admin/articles/{id}/publish");
+        call(port, "PUT", &publish, Some(&token), Value::Null).await;
+        detail = format!("/api/v1/articles/{id}");
+        for _ in 0..3 {
+            call(port, "GET", &detail, None, Value::Null).await;
+        }
+        // A clean stop (SIGTERM, as `make dev`'s Ctrl-C or a service manager sends) right
+        // after the reads, before the periodic write: the views are written on the way out.
+        let pid = gateway.0.id().to_string();
+        assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+        let status = gateway.0.wait().unwrap();
+        assert!(status.success(), "the gateway stops cleanly: {status}");
+    }
+    // The next start's first sweep moves them to the article.
+    let _gateway = start(data.path(), port).await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let views =
+            call(port, "GET", &detail, None, Value::Null).await["data"]["viewCount"].clone();
+        if views == json!(3) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "viewCount {views}, not 3");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+}

@@ -5,6 +5,7 @@
 use async_trait::async_trait;
 
 pub mod local;
+pub mod outbox;
 #[cfg(feature = "sqs")]
 pub mod sqs;
 

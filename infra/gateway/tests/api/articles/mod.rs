@@ -4,6 +4,7 @@
 pub(crate) mod cases;
 mod races;
 mod reads;
+mod stats;
 mod writes;
 
 on_every_target!(
@@ -34,4 +35,11 @@ on_every_target!(
     writes::create_and_update_read_the_category_and_tags_in_one_round_trip,
     writes::an_update_answers_its_first_failed_check,
     writes::content_too_large_for_one_item_is_a_parameter_error_naming_it,
+    stats::articles_carry_their_authors_name_and_counters,
+    stats::an_author_without_a_nickname_shows_by_user_name,
+    stats::a_counter_added_between_an_administration_read_and_its_write_survives,
+    stats::every_public_detail_read_counts_one_view,
+    stats::concurrent_detail_reads_lose_no_view,
+    stats::a_renamed_author_shows_on_every_article_of_theirs,
+    stats::an_older_rename_delivered_late_changes_nothing,
 );

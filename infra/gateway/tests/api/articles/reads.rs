@@ -247,10 +247,13 @@ pub async fn reads_cost_what_the_data_model_says(api: Api) {
     .await;
     published(&api, &admin, json!({"title": "Another cost", "content": "x", "categoryId": cat}))
         .await;
+    // The detail counts its view: in Lambda an UpdateItem made with the read (one round trip),
+    // locally an addition in memory.
+    let detail_calls = if api.on_stack().is_some() { 2 } else { 1 };
     // (path, calls, round trips): the list's statistics item and every word's search index
     // partition are read together.
     let cases = [
-        (format!("/api/v1/articles/{id}"), 1, 1),
+        (format!("/api/v1/articles/{id}"), detail_calls, 1),
         ("/api/v1/articles".to_string(), 2, 1),
         (format!("/api/v1/articles?categoryId={cat}&page=1&size=5"), 2, 2),
         (format!("/api/v1/articles?tagId={tag}"), 2, 2),
@@ -258,6 +261,7 @@ pub async fn reads_cost_what_the_data_model_says(api: Api) {
         ("/api/v1/articles?keyword=cost%20model".to_string(), 3, 2),
     ];
     for (path, calls, round_trips) in cases {
+        api.ctx.tally.flush().await.expect("views written");
         let (reply, counts) = api.calls_of(api.call("GET", &path, None, None)).await;
         assert_ok(&reply);
         assert_eq!(
@@ -341,11 +345,17 @@ pub async fn a_repeated_public_read_is_kept_until_the_next_write(api: Api) {
         async move { assert_ok(&api.call("GET", &path, None, None).await).clone() }
     };
     assert_eq!(read(detail.clone()).await["title"], json!("First words"));
+    // The view it counted is written now (which drops the answers kept so far), not by the
+    // periodic write during the metered read; the next read is kept again.
+    api.ctx.tally.flush().await.expect("views written");
+    assert_eq!(read(detail.clone()).await["title"], json!("First words"));
     let (again, counts) = api.calls_of(api.call("GET", &detail, None, None)).await;
     assert_eq!(assert_ok(&again)["title"], json!("First words"));
     // The embedded table tells when it has changed, so the answer is kept; DynamoDB cannot.
     let kept = api.table.change_stamp().is_some();
-    assert_eq!(counts.total(), if kept { 0 } else { 1 }, "{counts:?}");
+    // In Lambda the read also counts its view (an UpdateItem made with it).
+    let detail_calls = if api.on_stack().is_some() { 2 } else { 1 };
+    assert_eq!(counts.total(), if kept { 0 } else { detail_calls }, "{counts:?}");
 
     let update = json!({"title": "Second words", "content": "x", "categoryId": cat, "version": 1});
     let path = format!("/api/v1/admin/articles/{id}");

@@ -123,6 +123,8 @@ async fn context_on(
     let secret = setup::jwt_secret(&config).await.expect("secret");
     let embedder = setup::embedder(&config).await.expect("embedder");
     let ctx = AppContext::new(table, config, &secret).with_events(events).with_embedder(embedder);
+    // Views are added up in memory, as the local gateway's process does.
+    let ctx = setup::local_tally(ctx);
     setup::bootstrap_admin(&ctx).await.expect("admin bootstrap");
     ctx
 }
