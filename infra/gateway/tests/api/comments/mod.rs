@@ -1,6 +1,7 @@
 //! API tests of the comments (comments-and-stats.md), on every target.
 
 pub(crate) mod cases;
+mod frontend;
 mod likes;
 mod matrix;
 mod moderation;
@@ -9,6 +10,7 @@ mod rules;
 mod xss;
 
 on_every_target!(
+    frontend::an_article_page_loads_the_article_its_related_list_and_its_comment_tree_together,
     cases::the_tree_of_an_article_without_comments_is_empty_and_other_targets_are_refused,
     cases::comments_and_replies_form_the_tree_with_every_field_of_the_object,
     cases::bodies_are_checked_field_by_field,
