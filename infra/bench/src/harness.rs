@@ -15,6 +15,7 @@ use blog_shared::{
     config::Config,
     context::AppContext,
     ports::{
+        blobs::local::LocalBlobs,
         embedder::local::LocalEmbedder,
         events::{local::InProcessQueue, sqs::SqsQueue, EventQueue},
         table::{
@@ -61,6 +62,8 @@ pub struct Harness {
     embedder: Arc<CountingEmbedder>,
     /// The SQS queue behind the counting queue, when the events go to SQS.
     pub sqs: Option<SqsQueue>,
+    /// Where the files area's local object store keeps its bytes (removed with the harness).
+    _blobs: tempfile::TempDir,
 }
 
 fn config() -> Result<Config> {
@@ -109,12 +112,25 @@ impl Harness {
         let secret = setup::jwt_secret(&config).await.context("JWT secret")?;
         let queue = Arc::new(CountingQueue::new(queue));
         let embedder = Arc::new(CountingEmbedder::new(Arc::new(LocalEmbedder::new(DIMENSIONS))));
+        // The files area needs object storage to be mounted at all.
+        let blobs_dir = tempfile::tempdir().context("a directory for the object store")?;
+        let blobs = LocalBlobs::open(blobs_dir.path(), "http://blobs.bench", b"bench-blob-key")?;
         let ctx = AppContext::new(metered.clone(), config, &secret)
             .with_events(queue.clone())
-            .with_embedder(embedder.clone());
+            .with_embedder(embedder.clone())
+            .with_blobs(Arc::new(blobs));
         setup::bootstrap_admin(&ctx).await.context("bootstrapping the administrator")?;
-        let router = local_gateway::app(ctx.clone()).expect("every area has its ports");
-        Ok(Self { dynamo: None, metered, router, ctx, queue, embedder, sqs: None })
+        let router = local_gateway::app(ctx.clone())?;
+        Ok(Self {
+            dynamo: None,
+            metered,
+            router,
+            ctx,
+            queue,
+            embedder,
+            sqs: None,
+            _blobs: blobs_dir,
+        })
     }
 
     /// The table without meters (seeding).

@@ -9,6 +9,7 @@
 //! - `benches/handlers.rs` (criterion): in-process latency of the handlers per endpoint.
 
 pub mod coldstart;
+pub mod comments;
 pub mod corpus;
 pub mod doc;
 pub mod harness;

@@ -76,7 +76,7 @@ pub fn summarise(endpoint: String, samples: &[Sample]) -> Measurement {
 }
 
 /// Resets the meters, sends one request (which must answer 200) and samples the meters.
-async fn metered_call(
+pub async fn metered_call(
     harness: &Harness,
     method: Method,
     uri: &str,

@@ -7,7 +7,8 @@
 //! ```
 //!
 //! For each size: a fresh table, seeded (taxonomy through the admin API, articles through
-//! `store::save`), then every endpoint measured through the gateway's router; a Markdown table
+//! `store::save`), then every endpoint measured through the gateway's router (the comment trees
+//! on three of them, `bench::comments`); a Markdown table
 //! per size goes to stdout and, with `--out`, into its section of that file.
 
 use std::{path::PathBuf, time::Instant};
@@ -84,6 +85,8 @@ async fn measure_size(args: &Args, articles: usize) -> Result<SizeReport> {
     );
     let mut measurements = measure::reads(&harness, &corpus, &seeded).await?;
     measurements.extend(measure::writes(&harness, &corpus, &seeded, &token).await?);
+    let commented = &seeded.article_ids[..3.min(seeded.article_ids.len())];
+    measurements.extend(bench::comments::measure(&harness, commented, &token).await?);
     let pinned = corpus.articles.iter().filter(|a| a.is_top).count();
     Ok(SizeReport {
         articles,
