@@ -26,6 +26,7 @@ pub mod worker;
 use std::sync::Arc;
 
 pub use content::render_comment;
+pub use model::Page;
 pub use reactions::{
     counter_add, counter_while, reaction_target, ReactionTarget, COMMENT_COUNT, LIKE_COUNT,
 };

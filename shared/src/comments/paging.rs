@@ -1,33 +1,12 @@
 //! Pages of the administration's lists: the article list's page object (`page` or its alias
 //! `current`, `size` 1-100), cut from the items read, newest first.
 
-use serde::Serialize;
-use utoipa::ToSchema;
-
 use crate::http::extract::parse_id;
 
 use super::envelope::CommentError;
 
-/// A page of a list.
-#[derive(Serialize, ToSchema)]
-pub struct Paged<T> {
-    /// Items of the page.
-    pub records: Vec<T>,
-    /// Items across all pages.
-    pub total: u64,
-    /// Page number, from 1.
-    #[schema(minimum = 1)]
-    pub page: u64,
-    /// Page size.
-    #[schema(minimum = 1, maximum = 100)]
-    pub size: u64,
-    /// Number of pages.
-    pub pages: u64,
-    /// Same as `page`, present when requested as `current`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = u64, minimum = 1)]
-    pub current: Option<u64>,
-}
+/// A page of a list: the article list's page object.
+pub use crate::articles::Page as Paged;
 
 /// The page asked for.
 pub struct Paging {
@@ -67,14 +46,7 @@ impl Paging {
         let total = items.len() as u64;
         let skip = ((self.page - 1) * self.size).min(total) as usize;
         let records = items.into_iter().skip(skip).take(self.size as usize).collect();
-        Paged {
-            records,
-            total,
-            page: self.page,
-            size: self.size,
-            pages: total.div_ceil(self.size),
-            current: self.current.then_some(self.page),
-        }
+        Paged::new(records, total, self.page, self.size, self.current)
     }
 }
 
