@@ -21,8 +21,11 @@ dev:
 ## function binary built alone as `make package` builds it, under cargo-lambda's Runtime API
 ## emulator with the template's environment, behind an API Gateway front, on DynamoDB Local,
 ## moto and s3s-fs (reused when running). Ctrl-C stops everything.
+## PARAMS="Name=Value ..." overrides template parameters (the others keep their defaults).
+PARAMS ?=
 stack: tools stack-build
-	$(EMULATORS)/with-emulators.sh $(CARGO) run -q -p blog-stack -- serve
+	$(EMULATORS)/with-emulators.sh $(CARGO) run -q -p blog-stack -- serve \
+		$(foreach p,$(PARAMS),--parameter '$(p)')
 
 ## stack-build: every function of template.yaml built alone, with its own features (debug),
 ## into target/stack/<function>/bootstrap

@@ -17,6 +17,9 @@ CONFIG="${SAMCONFIG:-$ROOT/samconfig.toml}"
 # cargo-lambda and zig, pinned by infra/emulators/install.sh.
 export PATH="$ROOT/.tools/venv/bin:$PATH"
 export SAM_CLI_TELEMETRY=0
+# SAM marks BuildMethod rust-cargolambda as a preview: opt in, so `sam build` never stops at its
+# [y/N] question.
+export SAM_CLI_BETA_RUST_CARGO_LAMBDA=1
 
 run() {
   if [[ "${DRY_RUN:-0}" == "1" ]]; then

@@ -70,6 +70,33 @@ pub fn secret_file(path: &Path) -> anyhow::Result<Vec<u8>> {
     Ok(secret.into_bytes())
 }
 
+/// Makes the database at `path` private before it is opened: created 0600 when absent (SQLite
+/// gives its `-wal` and `-shm` files the database's mode), and an existing one, or its WAL
+/// files, that others could read made 0600.
+pub fn private_database(path: &Path) -> anyhow::Result<()> {
+    if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+        private_dir(dir)?;
+    }
+    fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(path)
+        .with_context(|| format!("creating {}", path.display()))?;
+    for suffix in ["", "-wal", "-shm"] {
+        let file = Path::new(&format!("{}{suffix}", path.display())).to_path_buf();
+        let Ok(metadata) = fs::metadata(&file) else { continue };
+        let mode = metadata.permissions().mode();
+        if mode & SHARED != 0 {
+            fs::set_permissions(&file, fs::Permissions::from_mode(0o600))
+                .with_context(|| format!("making {} private (chmod 600)", file.display()))?;
+            tracing::info!(file = %file.display(), was = format!("{:o}", mode & 0o777), "database file made private (600)");
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,6 +112,21 @@ mod tests {
         let secret = secret_file(&path).unwrap();
         assert_eq!((mode(&path), mode(path.parent().unwrap())), (0o600, 0o700));
         assert_eq!(secret_file(&path).unwrap(), secret, "kept across restarts");
+    }
+
+    #[test]
+    fn the_database_and_its_wal_files_are_private_whether_new_or_found_shared() {
+        let root = tempfile::tempdir().unwrap();
+        let path = root.path().join("data/blog.db");
+        private_database(&path).unwrap();
+        assert_eq!((mode(&path), mode(path.parent().unwrap())), (0o600, 0o700));
+        let wal = root.path().join("data/blog.db-wal");
+        fs::write(&wal, "").unwrap();
+        for file in [&path, &wal] {
+            fs::set_permissions(file, fs::Permissions::from_mode(0o644)).unwrap();
+        }
+        private_database(&path).unwrap();
+        assert_eq!((mode(&path), mode(&wal)), (0o600, 0o600));
     }
 
     #[test]

@@ -17,8 +17,8 @@ pub async fn open_table(config: &Config) -> anyhow::Result<Arc<dyn Table>> {
     match config.store {
         #[cfg(feature = "embedded")]
         StoreKind::Embedded => {
-            crate::private_files::private_dir(&config.data_dir)?;
             let path = config.data_dir.join("blog.db");
+            crate::private_files::private_database(&path)?;
             let table = crate::ports::table::embedded::SqliteTable::open(&path)
                 .with_context(|| format!("opening {}", path.display()))?;
             Ok(Arc::new(table))

@@ -195,6 +195,24 @@ fn every_alarm_is_on_the_dashboard_and_every_function_has_its_alarms() {
 }
 
 #[test]
+fn the_saved_queries_of_function_logs_read_every_function_log_group() {
+    let template = template();
+    let start = template.find("LogGroupNames: &functionLogGroups").expect("the shared list");
+    let list: Vec<&str> = template[start..]
+        .lines()
+        .skip(1)
+        .take_while(|line| line.trim_start().starts_with("- "))
+        .filter_map(|line| line.trim().strip_prefix("- !Ref "))
+        .collect();
+    let functions = resources_of_type(&template, "AWS::Serverless::Function");
+    assert!(functions.len() > 10, "{functions:?}");
+    for function in functions {
+        let group = format!("{function}LogGroup");
+        assert!(list.contains(&group.as_str()), "{group} is missing from the saved queries");
+    }
+}
+
+#[test]
 fn the_sdk_clients_trust_the_roots_the_template_parameter_names() {
     let template = template();
     assert!(template.contains("BLOG_AWS_TRUST_STORE: !Ref TrustStore"));

@@ -122,7 +122,7 @@ async fn the_create_admin_subcommand_creates_an_administrator_once() {
 }
 
 #[tokio::test]
-async fn the_data_directory_and_its_secrets_are_private_and_a_shared_secret_is_refused() {
+async fn the_data_directory_its_database_and_secrets_are_private_and_a_shared_secret_is_refused() {
     use std::os::unix::fs::PermissionsExt;
     let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
     let root = tempfile::tempdir().unwrap();
@@ -133,8 +133,11 @@ async fn the_data_directory_and_its_secrets_are_private_and_a_shared_secret_is_r
         assert_eq!(login(port, "boss", "Boss12345").await.0, 200);
     }
     assert_eq!(mode(&data), 0o700, "the data directory");
-    for secret in ["jwt-secret", "blob-signing-key"] {
-        assert_eq!(mode(&data.join(secret)), 0o600, "{secret}");
+    for file in ["jwt-secret", "blob-signing-key", "blog.db", "blog.db-wal", "blog.db-shm"] {
+        if file.starts_with("blog.db-") && !data.join(file).exists() {
+            continue;
+        }
+        assert_eq!(mode(&data.join(file)), 0o600, "{file}");
     }
     let secret = data.join("jwt-secret");
     std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o644)).unwrap();
