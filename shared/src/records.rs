@@ -2,7 +2,9 @@
 
 use serde::{de::DeserializeOwned, Serialize};
 
-use crate::ports::table::{s, AttributeValue, Item, Key, Query, Table, TableError, PK, SK};
+use crate::ports::table::{
+    s, AttributeValue, Condition, Item, Key, Query, Table, TableError, Update, PK, SK,
+};
 
 /// An item holding only a key.
 pub fn key_item(key: &Key) -> Item {
@@ -46,5 +48,30 @@ pub async fn query_all(table: &dyn Table, mut query: Query) -> Result<Vec<Item>,
             Some(next) => query.start_after = Some(next),
             None => return Ok(items),
         }
+    }
+}
+
+/// Applies `update` to the item at `key` when its `stamp` attribute (epoch milliseconds) is
+/// older than `at`, or absent (an item written before it carried one); an absent item is
+/// left absent. Whether it applied: a change stamped `at` therefore lands at most once, and
+/// never over a newer one, whatever order the changes arrive in.
+pub async fn update_if_older(
+    table: &dyn Table,
+    key: &Key,
+    update: Update,
+    stamp: &str,
+    at: i64,
+) -> Result<bool, TableError> {
+    let update = update.set(stamp, crate::ports::table::n(at));
+    let older = Condition::LessThan(stamp.into(), at);
+    match table.update(key, update.clone(), Some(older)).await {
+        Ok(_) => return Ok(true),
+        Err(TableError::ConditionFailed) => {}
+        Err(other) => return Err(other),
+    }
+    match table.update(key, update, Some(Condition::LacksAttribute(stamp.into()))).await {
+        Ok(_) => Ok(true),
+        Err(TableError::ConditionFailed) => Ok(false),
+        Err(other) => Err(other),
     }
 }

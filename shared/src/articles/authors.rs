@@ -1,21 +1,22 @@
 //! The worker's part of a rename (AuthorRenamedEvent, emitted by the users feature through the
 //! outbox): the author card on every head of that author, found through the author link items
-//! (`A#AUTHOR`, gsi2 partition `AUTHOR#<userId>`).
+//! (`A#AUTHOR`, gsi2 partition `AUTHOR#<userId>`), then whatever else shows the author's name
+//! ([`AuthorFollowers`]: the comments feature's comments and the replies to them).
 //!
 //! Each head's card is rewritten with one UpdateItem of `authorName`, `authorAvatar` and
 //! `authorRenamedAt`, on condition the head's card is older than the event: so a redelivered
 //! event, or an older one delivered after a newer one, changes nothing, and nothing else of the
 //! head (its version, its counters) is touched.
-//!
-//! Extension point: the comments feature keeps the author's name on its comments too
-//! (`UCOMMENTS#<userId>`); their rename belongs in [`handle`], after the heads.
+
+use std::future::Future;
 
 use futures::{stream, StreamExt, TryStreamExt};
 use serde::Deserialize;
 
 use crate::{
-    ports::table::{n, s, Condition, Index, Query, Table, TableError, Update},
-    records::{number, query_all},
+    context::AppContext,
+    ports::table::{s, Index, Query, Table, TableError, Update},
+    records::{number, query_all, update_if_older},
 };
 
 use super::{followup::Outcome, keys};
@@ -26,22 +27,45 @@ pub const AUTHOR_RENAMED: &str = "AuthorRenamedEvent";
 /// Heads rewritten at once.
 const CONCURRENCY: usize = 8;
 
-/// What the worker reads of the event (its wire format: docs/decisions.md, "Worker").
-#[derive(Debug, Deserialize)]
+/// A rename as the worker reads it from the event (its wire format: docs/decisions.md,
+/// "Worker").
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
-struct AuthorRenamed {
-    user_id: String,
-    name: String,
-    avatar: String,
-    created_at: i64,
+pub struct AuthorRename {
+    /// The account renamed.
+    #[serde(deserialize_with = "id_string")]
+    pub user_id: u64,
+    /// Its new name (nickname, else user name).
+    pub name: String,
+    /// Its new avatar URL (may be empty).
+    pub avatar: String,
+    /// When the profile changed (epoch milliseconds): orders the renames.
+    pub created_at: i64,
+}
+
+fn id_string<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
+    let raw = String::deserialize(deserializer)?;
+    raw.parse().map_err(|_| serde::de::Error::custom(format!("userId `{raw}` is not an id")))
+}
+
+/// What else shows an author's name and avatar beside the articles' heads. A feature above
+/// articles implements it for the context (the comments feature: its comments and the replies
+/// to them), and the worker calls it after the heads, so articles never uses that feature.
+pub trait AuthorFollowers {
+    /// Shows `rename` wherever the follower shows the author, unless a newer rename is shown
+    /// there already; idempotent (a redelivered event changes nothing).
+    fn author_renamed(
+        &self,
+        rename: &AuthorRename,
+    ) -> impl Future<Output = anyhow::Result<()>> + Send;
 }
 
 /// Handles one AuthorRenamedEvent body: every head of the author gets the card unless it has a
-/// newer one.
-pub async fn handle(table: &dyn Table, body: &str) -> anyhow::Result<Outcome> {
-    let event: AuthorRenamed = serde_json::from_str(body)?;
-    let user_id: u64 = event.user_id.parse()?;
-    let links = query_all(table, Query::partition(Index::Gsi2, keys::author_links(user_id)));
+/// newer one, then the followers (comments) follow.
+pub async fn handle(ctx: &AppContext, body: &str) -> anyhow::Result<Outcome> {
+    let rename: AuthorRename = serde_json::from_str(body)?;
+    let table = ctx.table.as_ref();
+    let links = query_all(table, Query::partition(Index::Gsi2, keys::author_links(rename.user_id)));
     let ids: Vec<u64> = links
         .await?
         .iter()
@@ -49,12 +73,17 @@ pub async fn handle(table: &dyn Table, body: &str) -> anyhow::Result<Outcome> {
         .map(|id| id as u64)
         .collect();
     let renamed: Vec<bool> = stream::iter(ids)
-        .map(|id| rename_head(table, id, &event))
+        .map(|id| rename_head(table, id, &rename))
         .buffer_unordered(CONCURRENCY)
         .try_collect()
         .await?;
     let count = renamed.iter().filter(|r| **r).count();
-    tracing::info!(user_id, articles = count, "author card rewritten on the articles");
+    tracing::info!(
+        user_id = rename.user_id,
+        articles = count,
+        "author card rewritten on the articles"
+    );
+    ctx.author_renamed(&rename).await?;
     Ok(Outcome::Done)
 }
 
@@ -62,24 +91,9 @@ pub async fn handle(table: &dyn Table, body: &str) -> anyhow::Result<Outcome> {
 async fn rename_head(
     table: &dyn Table,
     id: u64,
-    event: &AuthorRenamed,
+    rename: &AuthorRename,
 ) -> Result<bool, TableError> {
-    let update = Update::new()
-        .set("authorName", s(&event.name))
-        .set("authorAvatar", s(&event.avatar))
-        .set("authorRenamedAt", n(event.created_at));
-    let key = keys::head(id);
-    let older = Condition::LessThan("authorRenamedAt".into(), event.created_at);
-    match table.update(&key, update.clone(), Some(older)).await {
-        Ok(_) => return Ok(true),
-        Err(TableError::ConditionFailed) => {}
-        Err(other) => return Err(other),
-    }
-    // A head written before cards carried their time.
-    let unstamped = Condition::LacksAttribute("authorRenamedAt".into());
-    match table.update(&key, update, Some(unstamped)).await {
-        Ok(_) => Ok(true),
-        Err(TableError::ConditionFailed) => Ok(false),
-        Err(other) => Err(other),
-    }
+    let update =
+        Update::new().set("authorName", s(&rename.name)).set("authorAvatar", s(&rename.avatar));
+    update_if_older(table, &keys::head(id), update, "authorRenamedAt", rename.created_at).await
 }

@@ -25,6 +25,7 @@ pub mod worker;
 
 use std::sync::Arc;
 
+pub use authors::{AuthorFollowers, AuthorRename};
 pub use content::render_comment;
 pub use model::Page;
 pub use reactions::{

@@ -28,7 +28,7 @@ pub async fn handle(ctx: &Embedding, body: &str) -> anyhow::Result<followup::Out
     }
     let kind = serde_json::from_str::<Kind>(body).ok().and_then(|k| k.kind);
     match kind.as_deref() {
-        Some(authors::AUTHOR_RENAMED) => authors::handle(ctx.table.as_ref(), body).await,
+        Some(authors::AUTHOR_RENAMED) => authors::handle(ctx, body).await,
         _ => followup::handle(ctx, body).await,
     }
 }

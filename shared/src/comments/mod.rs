@@ -2,7 +2,8 @@
 //! the tables in docs/data-model.md, "Comments, likes and reader statistics").
 //!
 //! Uses the articles feature through its root only (the comment renderer, whether an article
-//! is readable and open, its counters), and users for the caller and their name.
+//! is readable and open, its counters, and the rename of an author that the worker hands
+//! over: `articles::AuthorFollowers`), and users for the caller and their name.
 
 mod admin;
 mod caller;
@@ -14,6 +15,7 @@ pub mod model;
 mod paging;
 mod post;
 mod public;
+mod renames;
 mod repo;
 mod reports;
 #[cfg(test)]

@@ -63,12 +63,22 @@ pub struct StoredComment {
     /// Author's avatar URL (may be empty).
     #[serde(default)]
     pub user_avatar: String,
+    /// When `user_name` and `user_avatar` were read from the account, or the rename that
+    /// wrote them happened (epoch milliseconds): a rename rewrites them only when newer
+    /// (absent on comments written before it existed).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub user_renamed_at: i64,
     /// The parent's author.
     #[serde(default)]
     pub reply_to_user_id: Option<u64>,
-    /// The parent's author's name.
+    /// The parent's author's name, as the parent showed it when the reply was written or the
+    /// parent's author was last renamed (the tree shows the parent's own instead).
     #[serde(default)]
     pub reply_to_user_name: Option<String>,
+    /// The stamp of `reply_to_user_name`: the parent's `user_renamed_at` when copied, or the
+    /// rename that wrote it (epoch milliseconds; absent when unknown).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reply_to_renamed_at: i64,
     /// Markdown as written.
     pub content: String,
     /// Rendered and sanitised.
@@ -88,6 +98,10 @@ pub struct StoredComment {
     pub create_time: String,
     /// Last change.
     pub update_time: String,
+}
+
+fn is_zero(value: &i64) -> bool {
+    *value == 0
 }
 
 impl StoredComment {

@@ -153,6 +153,8 @@ async fn post(
     for _ in 0..ATTEMPTS {
         let now = crate::ports::table::now_epoch_seconds();
         let minute = now.div_euclid(60);
+        // The author's name is read below: a rename older than this never overwrites it.
+        let stamp = chrono::Utc::now().timestamp_millis();
         let reads = read_all(ctx, caller, article_id, parent_id, minute).await?;
         let article = reads.article.ok_or(CommentError::ArticleNotFound)?;
         if article.comments_disabled {
@@ -191,8 +193,10 @@ async fn post(
             user_id: caller.id,
             user_name: reads.author.0,
             user_avatar: reads.author.1,
+            user_renamed_at: stamp,
             reply_to_user_id: parent.as_ref().map(|p| p.user_id),
             reply_to_user_name: parent.as_ref().map(|p| p.user_name.clone()),
+            reply_to_renamed_at: parent.as_ref().map_or(0, |p| p.user_renamed_at),
             content: input.content.clone(),
             content_html: html.clone(),
             status,

@@ -53,7 +53,7 @@ pub(super) fn article_target(
 
 /// The forest `viewer` sees: roots oldest first, children oldest first. A comment the viewer
 /// may not see is left out with its replies; a deleted one stays as a placeholder while one
-/// of its replies is shown.
+/// of its replies is shown. A reply's `replyToUserName` is its parent's current `userName`.
 pub(super) fn forest(
     comments: Vec<StoredComment>,
     viewer: Option<(u64, bool)>,
@@ -87,7 +87,13 @@ pub(super) fn forest(
         if deleted && kids.is_empty() {
             return None;
         }
-        Some(CommentNode { comment: comment.view(), children: kids })
+        let mut view = comment.view();
+        // The parent's author as the parent shows them now (a rename reaches the parent
+        // first; the tree holds it anyway).
+        if let Some(parent) = comment.parent_id.and_then(|id| by_id.get(&id)) {
+            view.reply_to_user_name = Some(parent.user_name.clone());
+        }
+        Some(CommentNode { comment: view, children: kids })
     }
     roots.into_iter().filter_map(|id| build(id, &by_id, &children, viewer)).collect()
 }

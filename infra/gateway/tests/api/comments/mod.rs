@@ -6,6 +6,7 @@ mod likes;
 mod matrix;
 mod moderation;
 mod races;
+mod renames;
 mod rules;
 mod xss;
 
@@ -31,4 +32,6 @@ on_every_target!(
     moderation::reports_are_one_open_per_user_and_upheld_or_dismissed_once,
     rules::with_moderation_comments_wait_for_approval_except_an_administrators,
     moderation::with_moderation_an_approved_comment_shows_and_counts,
+    renames::a_renamed_author_shows_on_their_comments_and_the_replies_to_them,
+    renames::an_older_rename_delivered_late_changes_no_comment,
 );

@@ -1,0 +1,98 @@
+//! A renamed author's name and avatar on their comments, and on the replies to them
+//! (`replyToUserName`): the comments' part of an AuthorRenamedEvent, which the worker hands
+//! over after the articles' heads ([`articles::AuthorFollowers`]).
+//!
+//! The author's comments are one Query of gsi2 `UCOMMENTS#<userId>`; the replies to them are in
+//! the partitions of the articles those comments are on (one Query each). Every write is an
+//! UpdateItem conditioned on the stamp it carries being older than the rename (`userRenamedAt`,
+//! `replyToRenamedAt`), so renames apply newest-last whatever the delivery order, and a
+//! redelivered event changes nothing.
+
+use std::collections::BTreeSet;
+
+use futures::{stream, StreamExt, TryStreamExt};
+
+use crate::{
+    articles::{AuthorFollowers, AuthorRename},
+    context::AppContext,
+    ports::table::{s, Index, Key, Query, Table, TableError, Update},
+    records::{self, query_all, update_if_older},
+};
+
+use super::{keys, model::StoredComment};
+
+/// Comments rewritten at once.
+const CONCURRENCY: usize = 8;
+
+impl AuthorFollowers for AppContext {
+    async fn author_renamed(&self, rename: &AuthorRename) -> anyhow::Result<()> {
+        let (comments, replies) = rename_comments(self.table.as_ref(), rename).await?;
+        tracing::info!(
+            user_id = rename.user_id,
+            comments,
+            replies,
+            "author renamed on the comments"
+        );
+        Ok(())
+    }
+}
+
+/// Renames `rename`'s author on their comments, then on the replies to them: how many of each
+/// changed.
+pub async fn rename_comments(
+    table: &dyn Table,
+    rename: &AuthorRename,
+) -> Result<(usize, usize), TableError> {
+    let query = Query::partition(Index::Gsi2, keys::by_user(rename.user_id));
+    let own: Vec<StoredComment> = query_all(table, query)
+        .await?
+        .into_iter()
+        .map(records::from_item)
+        .collect::<Result<_, _>>()?;
+    let card = Update::new().set("userName", s(&rename.name)).set("userAvatar", s(&rename.avatar));
+    let renamed = apply(table, own.iter(), card, "userRenamedAt", rename.created_at).await?;
+    let articles: BTreeSet<u64> = own.iter().map(|comment| comment.article_id).collect();
+    let partitions = articles
+        .into_iter()
+        .map(|article| query_all(table, Query::partition(Index::Primary, keys::comments(article))));
+    let mut replies = Vec::new();
+    for items in futures::future::try_join_all(partitions).await? {
+        for item in items {
+            let comment: StoredComment = records::from_item(item)?;
+            if comment.reply_to_user_id == Some(rename.user_id) {
+                replies.push(comment);
+            }
+        }
+    }
+    let named = Update::new().set("replyToUserName", s(&rename.name));
+    let answered =
+        apply(table, replies.iter(), named, "replyToRenamedAt", rename.created_at).await?;
+    Ok((renamed, answered))
+}
+
+/// Applies `update` to each comment whose `stamp` is older than `at`: how many changed.
+async fn apply<'a>(
+    table: &dyn Table,
+    comments: impl Iterator<Item = &'a StoredComment>,
+    update: Update,
+    stamp: &str,
+    at: i64,
+) -> Result<usize, TableError> {
+    let keys: Vec<Key> = comments.map(|c| keys::comment(c.article_id, c.id)).collect();
+    let changed: Vec<bool> = stream::iter(keys)
+        .map(|key| apply_one(table, key, update.clone(), stamp, at))
+        .buffer_unordered(CONCURRENCY)
+        .try_collect()
+        .await?;
+    Ok(changed.into_iter().filter(|c| *c).count())
+}
+
+async fn apply_one(
+    table: &dyn Table,
+    key: Key,
+    update: Update,
+    stamp: &str,
+    at: i64,
+) -> Result<bool, TableError> {
+    update_if_older(table, &key, update, stamp, at).await
+}
