@@ -57,10 +57,11 @@ pub fn summarise(endpoint: String, samples: &[Sample]) -> Measurement {
             transact: calls(|c| c.transact),
             transact_items: calls(|c| c.transact_items),
             round_trips: calls(|c| c.round_trips),
+            items_read: calls(|c| c.items_read),
         },
         calls_vary: samples.iter().any(|s| {
-            CallCounts { round_trips: 0, ..s.calls }
-                != CallCounts { round_trips: 0, ..samples[0].calls }
+            CallCounts { round_trips: 0, items_read: 0, ..s.calls }
+                != CallCounts { round_trips: 0, items_read: 0, ..samples[0].calls }
         }),
         round_trips: (
             samples.iter().map(|s| s.calls.round_trips).min().unwrap_or(0),

@@ -139,8 +139,23 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
     if !shared.latency.is_zero() {
         tokio::time::sleep(shared.latency).await;
     }
-    let answer = upstream.send(parts, body).await;
-    shared.recorder.end(metered);
+    let mut answer = upstream.send(parts, body).await;
+    let mut items = 0;
+    if metered.is_some() {
+        // A metered table read: the items it returned, read from the (in-memory) answer.
+        if let Ok(response) = answer {
+            let (parts, body) = response.into_parts();
+            answer = match body.collect().await {
+                Ok(collected) => {
+                    let bytes = collected.to_bytes();
+                    items = crate::recorder::items_read(&bytes);
+                    Ok(Response::from_parts(parts, axum::body::Body::from(bytes)))
+                }
+                Err(error) => Err(anyhow::anyhow!("reading the emulator's answer: {error}")),
+            };
+        }
+    }
+    shared.recorder.end(metered, items);
     let status = answer.as_ref().map_or(502, |r| r.status().as_u16());
     let mut call = Call::new(&shared.function, &service, actions, status);
     call.elapsed = started.elapsed();

@@ -1,7 +1,7 @@
 //! What the functions asked of AWS: every call with the IAM actions it needed (for the IAM
 //! check), a meter of table calls that counts them the way the port's `Metered` wrapper does
-//! (operations, items written by transactions, round trips), and outages injected per
-//! function and service.
+//! (operations, items written by transactions, round trips, items read), and outages injected
+//! per function and service.
 
 use std::{
     collections::BTreeSet,
@@ -159,11 +159,12 @@ impl Recorder {
         Some(Metered { place })
     }
 
-    /// Ends a metered call.
-    pub fn end(&self, call: Option<Metered>) {
+    /// Ends a metered call, which read `items`.
+    pub fn end(&self, call: Option<Metered>, items: u64) {
         if let Some(call) = call {
             let mut meter = lock(&self.meter);
             meter.finished = meter.finished.max(call.place);
+            meter.counts.items_read += items;
         }
     }
 
@@ -175,5 +176,36 @@ impl Recorder {
     /// Starts metering from zero.
     pub fn reset_meter(&self) {
         *lock(&self.meter) = Meter::default();
+    }
+}
+
+/// The items a DynamoDB answer returns: a Query's `Items`, a GetItem's `Item`, a
+/// BatchGetItem's `Responses` (0 for anything else).
+pub fn items_read(answer: &[u8]) -> u64 {
+    let Ok(answer) = serde_json::from_slice::<serde_json::Value>(answer) else { return 0 };
+    if let Some(items) = answer["Items"].as_array() {
+        return items.len() as u64;
+    }
+    if answer["Item"].is_object() {
+        return 1;
+    }
+    let responses = answer["Responses"].as_object().into_iter().flat_map(|tables| tables.values());
+    responses.filter_map(serde_json::Value::as_array).map(|items| items.len() as u64).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::items_read;
+
+    #[test]
+    fn the_items_of_each_read_answer_are_counted() {
+        let item = r#"{"pk":{"S":"A"}}"#;
+        assert_eq!(items_read(format!(r#"{{"Count":2,"Items":[{item},{item}]}}"#).as_bytes()), 2);
+        assert_eq!(items_read(format!(r#"{{"Item":{item}}}"#).as_bytes()), 1);
+        assert_eq!(items_read(b"{}"), 0);
+        let batch =
+            format!(r#"{{"Responses":{{"blog":[{item},{item},{item}]}},"UnprocessedKeys":{{}}}}"#);
+        assert_eq!(items_read(batch.as_bytes()), 3);
+        assert_eq!(items_read(br#"{"Attributes":{"n":{"N":"1"}}}"#), 0);
     }
 }

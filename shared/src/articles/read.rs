@@ -10,15 +10,23 @@ use futures::{future::try_join_all, try_join};
 
 use crate::{
     ports::table::{Index, Item, Key, Query, SortKey, Table, TableError},
-    records::{self, number, query_all},
+    records::{self, number},
     taxonomy,
 };
 
 use super::{
+    input::MAX_PUBLIC_DEPTH,
     keys,
     model::{ArticleBody, ArticleHead, Status},
     search,
 };
+
+/// Link items a keyword search or a combined filter reads at most from each index partition
+/// it queries, newest first: the deepest a public list is paged anyway. So an anonymous
+/// request reads at most this many per keyword word (5 words at most) plus the page's heads,
+/// and a search's `total` counts the matches among them: exact while each word has at most
+/// this many published articles, and at most this many otherwise.
+pub const MATCHES_READ: usize = MAX_PUBLIC_DEPTH as usize;
 
 /// Reads an article's head and body (one Query); `None` when absent or incomplete.
 pub async fn load(
@@ -164,9 +172,10 @@ async fn counted_page(
     Ok(Found { heads, total })
 }
 
-/// Keyword searches and combined filters: every match is read from the most selective index
-/// partitions (search tokens, else the tag, else the category), filtered on the link items'
-/// category and tags, counted, and the page's heads fetched in one batch.
+/// Keyword searches and combined filters: the newest [`MATCHES_READ`] link items of each of
+/// the most selective index partitions (search tokens, else the tag, else the category) are
+/// read, intersected, filtered on the link items' category and tags and counted, and the page's
+/// heads fetched in one batch.
 async fn filtered_page(
     table: &dyn Table,
     filter: &Filter,
@@ -192,7 +201,8 @@ async fn filtered_page(
         },
     }
     let mut matches: Option<Vec<Item>> = None;
-    for items in try_join_all(sources.into_iter().map(|source| query_all(table, source))).await? {
+    let reads = sources.into_iter().map(|source| first_n(table, source, MATCHES_READ));
+    for items in try_join_all(reads).await? {
         matches = Some(match matches {
             None => items,
             Some(previous) => {

@@ -37,6 +37,9 @@ pub struct CallCounts {
     /// had finished. Calls begun while none of the others had finished overlap them and share
     /// their round trip.
     pub round_trips: u64,
+    /// Items the reads returned (GetItem: 0 or 1; BatchGetItem and Query: theirs), which is
+    /// what their read capacity grows with.
+    pub items_read: u64,
 }
 
 impl CallCounts {
@@ -52,7 +55,7 @@ impl CallCounts {
 }
 
 #[derive(Default)]
-struct Counters([AtomicU64; 8]);
+struct Counters([AtomicU64; 9]);
 
 /// Counts the calls to an inner table.
 ///
@@ -103,6 +106,7 @@ impl Metered {
             transact: c(6),
             transact_items: c(7),
             round_trips: self.chains.longest.load(Ordering::Relaxed),
+            items_read: c(8),
         }
     }
 
@@ -116,6 +120,11 @@ impl Metered {
     /// The wrapped table.
     pub fn inner(&self) -> &dyn Table {
         self.inner.as_ref()
+    }
+
+    /// Counts `items` read.
+    fn read(&self, items: usize) {
+        self.counters.0[8].fetch_add(items as u64, Ordering::Relaxed);
     }
 
     /// Counts a call of operation `index`, then runs it as a link of its chain.
@@ -132,11 +141,15 @@ impl Metered {
 #[async_trait]
 impl Table for Metered {
     async fn get(&self, key: &Key) -> Result<Option<Item>, TableError> {
-        self.call(0, self.inner.get(key)).await
+        let item = self.call(0, self.inner.get(key)).await?;
+        self.read(usize::from(item.is_some()));
+        Ok(item)
     }
 
     async fn get_many(&self, keys: &[Key]) -> Result<Vec<Item>, TableError> {
-        self.call(1, self.inner.get_many(keys)).await
+        let items = self.call(1, self.inner.get_many(keys)).await?;
+        self.read(items.len());
+        Ok(items)
     }
 
     async fn put(&self, item: Item, condition: Option<Condition>) -> Result<(), TableError> {
@@ -161,7 +174,9 @@ impl Table for Metered {
     }
 
     async fn query(&self, query: Query) -> Result<QueryPage, TableError> {
-        self.call(5, self.inner.query(query)).await
+        let page = self.call(5, self.inner.query(query)).await?;
+        self.read(page.items.len());
+        Ok(page)
     }
 
     async fn transact(&self, writes: Vec<Write>) -> Result<(), TableError> {
@@ -221,6 +236,23 @@ mod tests {
         let other = key(3);
         tokio::join!(chain, async { table.get(&other).await.unwrap() });
         assert_eq!(table.counts().round_trips, 2);
+    }
+
+    #[tokio::test]
+    async fn reads_count_the_items_they_return() {
+        let table = metered();
+        for n in 1..=3 {
+            let key = key(n);
+            let item = [(super::super::PK, key.pk), (super::super::SK, key.sk)];
+            let item = item.map(|(name, value)| (name.to_string(), super::super::s(value)));
+            table.put(Item::from(std::collections::HashMap::from(item)), None).await.unwrap();
+        }
+        table.reset();
+        table.get(&key(1)).await.unwrap();
+        table.get(&key(9)).await.unwrap();
+        table.get_many(&[key(2), key(3), key(9)]).await.unwrap();
+        table.query(Query::partition(crate::ports::table::Index::Primary, "T#3")).await.unwrap();
+        assert_eq!(table.counts().items_read, 1 + 2 + 1);
     }
 
     #[tokio::test]

@@ -4,6 +4,7 @@
 pub(crate) mod cases;
 mod races;
 mod reads;
+mod search;
 mod stats;
 mod writes;
 
@@ -25,6 +26,7 @@ on_every_target!(
     reads::the_public_list_filters_by_category_tag_and_keyword,
     reads::list_parameters_are_validated,
     reads::a_public_page_deeper_than_1000_articles_is_refused_without_reading,
+    search::a_keyword_search_reads_at_most_1000_matches_of_each_word,
     reads::the_public_detail_shows_published_and_archived_only,
     reads::every_field_has_its_spec_type,
     reads::reads_cost_what_the_data_model_says,
