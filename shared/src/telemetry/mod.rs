@@ -44,7 +44,26 @@ fn targets(directives: &str) -> Result<Targets, tracing_subscriber::filter::Pars
     directives.parse()
 }
 
-/// Installs the global subscriber with a reloadable filter (a second call is a no-op).
+/// Targets whose events are never logged beyond a level, whatever the filter an operator sets
+/// (`BLOG_LOG`, the actuator): at TRACE the Lambda runtime dumps every raw event it receives,
+/// request body included (a password typed in the login field, a body base64-encoded beyond
+/// the reach of redaction), and the response prelude it sends; and the AWS SDK's orchestrator
+/// dumps every request and answer body (table items: a login in a marker's key, an account's
+/// password hash).
+pub const CAPPED: &[(&str, tracing::Level)] = &[
+    ("lambda_runtime", tracing::Level::DEBUG),
+    ("lambda_runtime_api_client", tracing::Level::DEBUG),
+    ("lambda_http", tracing::Level::DEBUG),
+    ("aws_smithy_runtime::client::orchestrator", tracing::Level::DEBUG),
+];
+
+/// The fixed filter of [`CAPPED`]: everything else passes, to the reloadable filter's choice.
+pub fn capped() -> Targets {
+    Targets::new().with_default(tracing::Level::TRACE).with_targets(CAPPED.iter().copied())
+}
+
+/// Installs the global subscriber with a reloadable filter (a second call is a no-op), under
+/// the fixed caps of [`CAPPED`].
 pub fn init(filter: &str, json: bool) {
     let filter =
         targets(filter).unwrap_or_else(|_| Targets::new().with_default(tracing::Level::INFO));
@@ -64,7 +83,8 @@ pub fn init(filter: &str, json: bool) {
         let ansi = std::io::IsTerminal::is_terminal(&std::io::stdout());
         fmt::layer().with_target(true).with_ansi(ansi).with_writer(writer).boxed()
     };
-    if tracing_subscriber::registry().with(filter).with(output).try_init().is_ok() {
+    let subscriber = tracing_subscriber::registry().with(filter).with(capped()).with(output);
+    if subscriber.try_init().is_ok() {
         let _ = FILTER.set(handle);
     }
 }
@@ -219,5 +239,53 @@ pub fn outcome(status: u16) -> &'static str {
         400..=499 => "CLIENT_ERROR",
         500..=599 => "SERVER_ERROR",
         _ => "UNKNOWN",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use tracing_subscriber::{fmt, layer::SubscriberExt};
+
+    use super::*;
+
+    /// A writer into a shared buffer.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Captured {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_lambda_runtimes_raw_event_dump_is_never_logged_even_at_trace() {
+        let captured = Captured::default();
+        let writer = captured.clone();
+        let subscriber = tracing_subscriber::registry()
+            .with(targets("trace").unwrap())
+            .with(capped())
+            .with(fmt::layer().with_writer(move || writer.clone()));
+        tracing::subscriber::with_default(subscriber, || {
+            tracing::trace!(target: "lambda_runtime::layers::api_response",
+                body = "{\"username\":\"typed-password\"}", "raw JSON event received from Lambda");
+            tracing::trace!(target: "lambda_runtime::requests", "metadata prelude");
+            tracing::trace!(target: "aws_smithy_runtime::client::orchestrator::http",
+                response = "USERNAME#typed-password", "read HTTP response body");
+            tracing::trace!(target: "aws_smithy_runtime::client::retries", "retry quota");
+            tracing::debug!(target: "lambda_runtime::runtime", "polling for the next event");
+            tracing::trace!(target: "blog_shared::articles", "the service's own trace");
+        });
+        let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        assert!(!log.contains("typed-password") && !log.contains("prelude"), "{log}");
+        assert!(log.contains("polling for the next event"), "DEBUG passes: {log}");
+        assert!(log.contains("the service's own trace"), "{log}");
+        assert!(log.contains("retry quota"), "the rest of the SDK at TRACE: {log}");
     }
 }
