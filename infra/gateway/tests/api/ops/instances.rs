@@ -204,9 +204,46 @@ pub async fn the_actuator_token_guards_everything_but_the_probes(mut api: Api) {
     let health = api.raw("GET", "/actuator/health", &[("authorization", &right)], None).await;
     let disk = &health.body["components"]["diskSpace"]["details"];
     assert!(disk["free"].as_u64().is_some(), "details behind the token: {:?}", health.body);
+    // One component of the health report is the report's: behind the token too.
+    for component in ["db", "diskSpace", "storage", "queue", "mail"] {
+        let path = format!("/actuator/health/{component}");
+        let anonymous = api.raw("GET", &path, &[], None).await;
+        assert_eq!(anonymous.status, 401, "{path}: {:?}", anonymous.body);
+        assert!(
+            anonymous.body.get("components").is_none() && anonymous.body.get("details").is_none()
+        );
+    }
+    let path = "/actuator/health/db";
+    assert_eq!(api.raw("GET", path, &[("authorization", &right)], None).await.status, 200);
     for probe in ["/actuator/health/liveness", "/actuator/health/readiness"] {
         assert_eq!(api.raw("GET", probe, &[], None).await.status, 200, "{probe}");
     }
+    the_attack_on_the_root_logger_is_refused_and_changes_nothing(&api).await;
+}
+
+/// The attack the token closes: an anonymous caller (or one with a wrong token) setting every
+/// instance's ROOT logger to TRACE. Refused, and no level is stored or in effect.
+async fn the_attack_on_the_root_logger_is_refused_and_changes_nothing(api: &Api) {
+    let right = format!("Bearer {TOKEN}");
+    let root = "/actuator/loggers/ROOT";
+    let before = api.raw("GET", root, &[("authorization", &right)], None).await;
+    assert_eq!(before.status, 200, "{:?}", before.body);
+    let trace = Some(json!({"configuredLevel": "TRACE"}).to_string());
+    let json = ("content-type", "application/json");
+    let wrong = "Bearer wrong-token-0123456789";
+    for headers in [vec![json], vec![json, ("authorization", wrong)]] {
+        for path in [root, "/actuator/loggers/blog_shared"] {
+            let attack = api.raw("POST", path, &headers, trace.clone()).await;
+            assert_eq!(attack.status, 401, "{path} {headers:?}: {:?}", attack.body);
+            assert!(attack.headers.contains_key("www-authenticate"));
+        }
+    }
+    let after = api.raw("GET", root, &[("authorization", &right)], None).await;
+    assert_eq!(after.body, before.body, "ROOT unchanged");
+    assert_ne!(after.body["effectiveLevel"], json!("TRACE"), "{:?}", after.body);
+    let query = Query::partition(blog_shared::ports::table::Index::Primary, "CONFIG");
+    let stored = api.table.query(query).await.expect("the CONFIG partition").items;
+    assert!(stored.is_empty(), "no level stored: {stored:?}");
 }
 
 fn count(body: &Value) -> f64 {
