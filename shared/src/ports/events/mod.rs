@@ -9,6 +9,10 @@ pub mod outbox;
 #[cfg(feature = "sqs")]
 pub mod sqs;
 
+/// Deliveries of one message before it is dead-lettered: the SQS queue's redrive policy
+/// (template.yaml) and the local delivery loop ([`local::deliver`]).
+pub const MAX_DELIVERIES: u32 = 5;
+
 /// A message as the worker receives it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Message {
