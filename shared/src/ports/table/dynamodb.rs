@@ -2,7 +2,7 @@
 //! expired items are filtered from reads and count as absent for conditions; failed conditions
 //! map to [`TableError::ConditionFailed`] / [`TableError::TransactionCancelled`], requests that
 //! DynamoDB refuses as malformed (`ValidationException`) to [`TableError::Invalid`], and every
-//! other SDK error to [`TableError::Backend`].
+//! other SDK error to [`TableError::Backend`]. Transactions are in `dynamodb_transact.rs`.
 //!
 //! Every request asks for `ReturnConsumedCapacity::Total`; with the feature `test-support`,
 //! `DynamoTable::usage` adds it up for the capacity bench (`dynamodb_usage.rs`).
@@ -21,10 +21,8 @@ use crate::ports::aws::SdkConfig;
 use anyhow::anyhow;
 use async_trait::async_trait;
 use aws_sdk_dynamodb::error::{BuildError, ProvideErrorMetadata, SdkError};
-use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
-    AttributeValue as Av, ConditionCheck, Delete, KeysAndAttributes, Put, ReturnConsumedCapacity,
-    ReturnValue, TransactWriteItem, Update as UpdateAction,
+    AttributeValue as Av, KeysAndAttributes, ReturnConsumedCapacity, ReturnValue,
 };
 use aws_sdk_dynamodb::Client;
 use expr::Expr;
@@ -42,10 +40,6 @@ const MAX_ITEMS: usize = 100;
 /// Attempts of a transaction cancelled only by conflicting concurrent transactions, and of a
 /// batch read left with unprocessed keys, before giving up.
 const MAX_ATTEMPTS: u32 = 8;
-/// Cancellation reasons of a transaction worth retrying (the first: a concurrent transaction on
-/// one of the items).
-const RETRYABLE: [&str; 3] =
-    ["TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"];
 const TOTAL: ReturnConsumedCapacity = ReturnConsumedCapacity::Total;
 
 /// Sends the attribute names and values of an [`Expr`] with a request or transaction item.
@@ -55,6 +49,10 @@ macro_rules! with_parts {
         ($builder).set_expression_attribute_names(names).set_expression_attribute_values(values)
     }};
 }
+
+// Transactions (TransactWriteItems, retried on conflicts), after the macro they use.
+#[path = "dynamodb_transact.rs"]
+mod transact;
 
 /// The DynamoDB adapter of the [`Table`] port. Cheap to clone; clones share usage counters.
 #[derive(Clone)]
@@ -90,55 +88,6 @@ impl DynamoTable {
     pub fn table_name(&self) -> &str {
         &self.table
     }
-
-    fn transact_item(&self, write: &Write, now: i64) -> Result<TransactWriteItem, TableError> {
-        let mut x = Expr::new(now);
-        let item = TransactWriteItem::builder();
-        let item = match write {
-            Write::Put { item: put, condition } => {
-                let condition = condition.as_ref().and_then(|c| x.condition(c));
-                let put = Put::builder()
-                    .table_name(&self.table)
-                    .set_item(Some(put.clone().into()))
-                    .set_condition_expression(condition);
-                item.put(with_parts!(put, x).build().map_err(build_error)?)
-            }
-            Write::Update { key, update, condition } => {
-                let Some(expression) = x.update(update)? else {
-                    let message = format!("a transaction may not update {key} with no change");
-                    return Err(TableError::Invalid(message));
-                };
-                let condition = condition.as_ref().and_then(|c| x.condition(c));
-                let update = UpdateAction::builder()
-                    .table_name(&self.table)
-                    .set_key(Some(key_attrs(key)))
-                    .update_expression(expression)
-                    .set_condition_expression(condition);
-                item.update(with_parts!(update, x).build().map_err(build_error)?)
-            }
-            Write::Delete { key, condition } => {
-                let condition = condition.as_ref().and_then(|c| x.condition(c));
-                let delete = Delete::builder()
-                    .table_name(&self.table)
-                    .set_key(Some(key_attrs(key)))
-                    .set_condition_expression(condition);
-                item.delete(with_parts!(delete, x).build().map_err(build_error)?)
-            }
-            Write::Check { key, condition } => {
-                // An empty `All` always holds, but a check needs an expression: a tautology.
-                let condition = x.condition(condition).unwrap_or_else(|| {
-                    let pk = x.name(PK);
-                    format!("attribute_exists({pk}) OR attribute_not_exists({pk})")
-                });
-                let check = ConditionCheck::builder()
-                    .table_name(&self.table)
-                    .set_key(Some(key_attrs(key)))
-                    .condition_expression(condition);
-                item.condition_check(with_parts!(check, x).build().map_err(build_error)?)
-            }
-        };
-        Ok(item.build())
-    }
 }
 
 fn key_attrs(key: &Key) -> HashMap<String, Av> {
@@ -157,15 +106,6 @@ fn distinct_keys(keys: impl IntoIterator<Item = Key>, what: &str) -> Result<(), 
         }
     }
     Ok(())
-}
-
-fn write_key(write: &Write) -> Result<Key, TableError> {
-    match write {
-        Write::Put { item, .. } => Key::of(item).ok_or_else(no_key),
-        Write::Update { key, .. } | Write::Delete { key, .. } | Write::Check { key, .. } => {
-            Ok(key.clone())
-        }
-    }
 }
 
 fn invalid(message: String) -> TableError {
@@ -382,56 +322,7 @@ impl Table for DynamoTable {
     }
 
     async fn transact(&self, writes: Vec<Write>) -> Result<(), TableError> {
-        if writes.is_empty() {
-            return Err(invalid(format!("a transaction takes 1 to {MAX_ITEMS} writes")));
-        }
-        let keys = writes.iter().map(write_key).collect::<Result<Vec<_>, _>>()?;
-        distinct_keys(keys, "transaction")?;
-        for attempt in 0..MAX_ATTEMPTS {
-            let now = now_epoch_seconds();
-            let items = writes.iter().map(|write| self.transact_item(write, now));
-            let request = self
-                .client
-                .transact_write_items()
-                .set_transact_items(Some(items.collect::<Result<_, _>>()?))
-                .return_consumed_capacity(TOTAL);
-            self.usage.called();
-            let error = match request.send().await {
-                Ok(out) => {
-                    self.usage.consumed(true, out.consumed_capacity());
-                    return Ok(());
-                }
-                Err(error) => error,
-            };
-            let Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) =
-                error.as_service_error()
-            else {
-                return Err(failure("TransactWriteItems", error));
-            };
-            let (mut failed, mut retry) = (Vec::new(), false);
-            for (index, reason) in cancelled.cancellation_reasons().iter().enumerate() {
-                match reason.code() {
-                    None | Some("None") => {}
-                    Some("ConditionalCheckFailed") => failed.push(index),
-                    Some(code) if RETRYABLE.contains(&code) => retry = true,
-                    Some("ValidationError") => {
-                        let message = reason.message().unwrap_or("ValidationError");
-                        return Err(invalid(format!("TransactWriteItems #{index}: {message}")));
-                    }
-                    Some(_) => return Err(failure("TransactWriteItems", error)),
-                }
-            }
-            if !failed.is_empty() {
-                return Err(TableError::TransactionCancelled { failed });
-            }
-            if !retry {
-                return Err(failure("TransactWriteItems", error));
-            }
-            tracing::debug!(attempt, "transaction cancelled by a conflict or throttling; retrying");
-            backoff(attempt).await;
-        }
-        let error = anyhow!("TransactWriteItems: still conflicting after {MAX_ATTEMPTS} attempts");
-        Err(TableError::Backend(error))
+        self.transact_writes(writes).await
     }
 
     async fn ping(&self) -> Result<(), TableError> {

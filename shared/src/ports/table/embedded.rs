@@ -10,6 +10,7 @@
 //! another thread and back, and no read takes long because a Query page stops at 1 MB of items,
 //! as in DynamoDB. Each connection keeps the items it decoded and reuses one while its row's text
 //! is unchanged (see `embedded_cache.rs`); commits move the change stamp (`embedded_changes.rs`).
+//! How an item is stored in its row is `embedded_rows.rs`.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -29,12 +30,15 @@ mod cache;
 mod changes;
 #[path = "embedded_expr.rs"]
 mod expr;
+#[path = "embedded_rows.rs"]
+mod rows;
 #[path = "embedded_schema.rs"]
 mod schema;
 
 use self::cache::DecodedItems;
 use self::changes::Changes;
 use self::expr::{apply, check_update, holds, invalid, query_sql};
+use self::rows::{decode, live, load, remove, store, text};
 use self::schema::create_or_migrate;
 use super::{
     is_expired, now_epoch_seconds, AttributeValue, Condition, Index, Item, Key, Query, QueryPage,
@@ -302,73 +306,6 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
     // Plans never depend on bound values: otherwise SQLite prepares a cached range query
     // again each time its arguments change (most of a detail read's time went there).
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true).map(|_| ())
-}
-
-fn decode(json: &str) -> Result<Item, TableError> {
-    serde_json::from_str(json)
-        .map_err(|e| TableError::Backend(anyhow::anyhow!("corrupt item: {e}")))
-}
-
-/// Column `i` of a row, as text.
-fn text<'r>(row: &'r rusqlite::Row<'_>, i: usize) -> Result<&'r str, TableError> {
-    row.get_ref(i).map_err(db)?.as_str().map_err(|e| db(e.into()))
-}
-
-/// The stored item of `key`, expired or not, as `decode` makes it of the stored text.
-fn load(
-    conn: &Connection,
-    key: &Key,
-    decode: impl FnOnce(&str) -> Result<Item, TableError>,
-) -> Result<Option<Item>, TableError> {
-    let mut stmt =
-        conn.prepare_cached("SELECT item FROM items WHERE pk = ?1 AND sk = ?2").map_err(db)?;
-    let mut rows = stmt.query(params![key.pk, key.sk]).map_err(db)?;
-    match rows.next().map_err(db)? {
-        Some(row) => decode(text(row, 0)?).map(Some),
-        None => Ok(None),
-    }
-}
-
-/// The item unless it has expired.
-fn live(item: Option<Item>, now: i64) -> Option<Item> {
-    item.filter(|item| !is_expired(item, now))
-}
-
-/// Writes `item` (validated) with its TTL and index columns.
-fn store(conn: &Connection, key: &Key, item: &Item) -> Result<(), TableError> {
-    let mut index = Vec::with_capacity(4);
-    for idx in [Index::Gsi1, Index::Gsi2] {
-        let (p, s) = idx.key_attributes();
-        let value = |attr: &str| match item.get(attr) {
-            None => Ok(None),
-            Some(AttributeValue::S(v)) if !v.is_empty() => Ok(Some(v.clone())),
-            Some(_) => Err(invalid(format!("index key {attr} must be a non-empty string"))),
-        };
-        let (p, s) = (value(p)?, value(s)?);
-        let both = p.is_some() && s.is_some();
-        index.extend([p.filter(|_| both), s.filter(|_| both)]);
-    }
-    let expires_at = match item.get(TTL) {
-        Some(AttributeValue::N(n)) => n.parse::<f64>().ok().map(|t| t as i64),
-        _ => None,
-    };
-    let json = serde_json::to_string(item).map_err(|e| TableError::Backend(e.into()))?;
-    let mut stmt = conn
-        .prepare_cached(
-            "INSERT OR REPLACE INTO items (pk, sk, item, expires_at, gsi1pk, gsi1sk, gsi2pk, gsi2sk)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-        )
-        .map_err(db)?;
-    stmt.execute(params![key.pk, key.sk, json, expires_at, index[0], index[1], index[2], index[3]])
-        .map_err(db)?;
-    Ok(())
-}
-
-fn remove(conn: &Connection, key: &Key) -> Result<(), TableError> {
-    let mut stmt =
-        conn.prepare_cached("DELETE FROM items WHERE pk = ?1 AND sk = ?2").map_err(db)?;
-    stmt.execute(params![key.pk, key.sk]).map_err(db)?;
-    Ok(())
 }
 
 /// The key of the item a write names (validated by [`distinct_keys`]).

@@ -2,6 +2,7 @@
 
 // The worker suite builds its articles with these steps too.
 pub(crate) mod cases;
+mod categories_and_tags;
 mod races;
 mod reads;
 mod search;
@@ -17,11 +18,11 @@ on_every_target!(
     cases::of_concurrent_updates_of_one_version_exactly_one_wins,
     cases::deleted_and_unknown_articles_are_not_found,
     cases::only_administrators_manage_articles,
-    cases::counters_stay_exact_through_the_lifecycle,
-    cases::concurrent_publish_and_archive_keep_the_counters_exact,
+    categories_and_tags::counters_stay_exact_through_the_lifecycle,
+    categories_and_tags::concurrent_publish_and_archive_keep_the_counters_exact,
     races::concurrent_status_changes_of_one_article_keep_the_counters_exact,
-    cases::deleting_a_tag_detaches_it_from_its_articles,
-    cases::renaming_a_category_or_tag_shows_in_the_articles,
+    categories_and_tags::deleting_a_tag_detaches_it_from_its_articles,
+    categories_and_tags::renaming_a_category_or_tag_shows_in_the_articles,
     reads::the_public_list_orders_pinned_then_newest_with_exact_pages,
     reads::the_public_list_filters_by_category_tag_and_keyword,
     reads::list_parameters_are_validated,
