@@ -15,13 +15,13 @@ use futures::{stream, StreamExt, TryStreamExt};
 use crate::{
     articles::{AuthorFollowers, AuthorRename},
     context::AppContext,
-    ports::table::{s, Index, Key, Query, Table, TableError, Update},
+    ports::table::{s, Index, Item, Key, Query, Table, TableError, Update},
     records::{self, query_all, update_if_older},
 };
 
 use super::{keys, model::StoredComment};
 
-/// Comments rewritten at once.
+/// Comments rewritten, or article partitions read, at once.
 const CONCURRENCY: usize = 8;
 
 impl AuthorFollowers for AppContext {
@@ -39,7 +39,7 @@ impl AuthorFollowers for AppContext {
 
 /// Renames `rename`'s author on their comments, then on the replies to them: how many of each
 /// changed.
-pub async fn rename_comments(
+async fn rename_comments(
     table: &dyn Table,
     rename: &AuthorRename,
 ) -> Result<(usize, usize), TableError> {
@@ -52,11 +52,13 @@ pub async fn rename_comments(
     let card = Update::new().set("userName", s(&rename.name)).set("userAvatar", s(&rename.avatar));
     let renamed = apply(table, own.iter(), card, "userRenamedAt", rename.created_at).await?;
     let articles: BTreeSet<u64> = own.iter().map(|comment| comment.article_id).collect();
-    let partitions = articles
-        .into_iter()
-        .map(|article| query_all(table, Query::partition(Index::Primary, keys::comments(article))));
+    let partitions: Vec<Vec<Item>> = stream::iter(articles)
+        .map(|article| query_all(table, Query::partition(Index::Primary, keys::comments(article))))
+        .buffer_unordered(CONCURRENCY)
+        .try_collect()
+        .await?;
     let mut replies = Vec::new();
-    for items in futures::future::try_join_all(partitions).await? {
+    for items in partitions {
         for item in items {
             let comment: StoredComment = records::from_item(item)?;
             if comment.reply_to_user_id == Some(rename.user_id) {
