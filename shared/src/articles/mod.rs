@@ -15,6 +15,7 @@ pub mod maintenance;
 pub mod model;
 mod notify;
 mod public;
+mod published;
 mod reactions;
 pub mod read;
 pub mod related;
@@ -26,7 +27,12 @@ pub mod worker;
 use std::sync::Arc;
 
 pub use content::render_comment;
+pub use envelope::{ArticleError, ArticleErrorEnvelope};
 pub use model::Page;
+pub use published::{
+    has_published_in, latest_published, published_extent, published_stamps, Listing,
+    PublishedArticle, PublishedStamp,
+};
 pub use reactions::{
     counter_add, counter_while, reaction_target, ReactionTarget, COMMENT_COUNT, LIKE_COUNT,
 };

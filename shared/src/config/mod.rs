@@ -6,8 +6,10 @@ use std::{env, net::SocketAddr, path::PathBuf, time::Duration};
 use anyhow::{bail, Context};
 
 mod secret;
+mod site;
 
 pub use secret::{SecretSource, Sensitive};
+pub use site::{Site, SITEMAP_MAX_URLS};
 
 /// Which adapter set backs the ports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,6 +145,8 @@ pub struct Config {
     /// Secrets Manager secret `BLOG_ACTUATOR_TOKEN_ARN`); `None`, the actuator is anonymous,
     /// which only a process serving on a loopback address may be.
     pub actuator_token: Option<SecretSource>,
+    /// The public site the feeds and the sitemap point to (`BLOG_SITE_*`, `BLOG_*_URL`).
+    pub site: Site,
 }
 
 impl Config {
@@ -292,6 +296,7 @@ impl Config {
                 60,
             )?),
             actuator_token,
+            site: Site::from_lookup(lookup)?,
         })
     }
 }
