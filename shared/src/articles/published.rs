@@ -3,7 +3,8 @@
 //! (two round trips), and the ids and update times of published articles by id range (the
 //! administration index `ADMIN#1` of gsi2, sorted by id).
 
-use std::{collections::HashMap, ops::RangeInclusive};
+use std::collections::HashMap;
+use std::ops::RangeInclusive;
 
 use futures::try_join;
 use serde::Deserialize;

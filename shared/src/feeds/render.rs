@@ -89,7 +89,8 @@ fn categories(article: &PublishedArticle) -> impl Iterator<Item = String> + '_ {
     article.category_name.iter().chain(&article.tag_names).map(|name| xml_text(name))
 }
 
-/// The RSS 2.0 document (with `content:encoded`, `dc:creator` and `atom:link rel="self"`).
+/// The RSS 2.0 document (with `content:encoded`, `dc:creator`, `dc:date` and
+/// `atom:link rel="self"`).
 pub fn rss(head: &FeedHead, articles: &[PublishedArticle], budget: usize) -> String {
     let html = with_html(articles, budget, false);
     let items = articles
@@ -107,8 +108,13 @@ pub fn rss(head: &FeedHead, articles: &[PublishedArticle], budget: usize) -> Str
                 guid: Some(rss::Guid { value: link, permalink: true }),
                 pub_date: utc(&article.publish_time).map(|t| t.to_rfc2822()),
                 content: html.then(|| xml_text(&article.content_html)),
+                // RSS has no update time of its own: `dc:date`, which readers take for it.
                 dublin_core_ext: Some(rss::extension::dublincore::DublinCoreExtension {
                     creators: vec![author(head.site, article)],
+                    dates: utc(&article.update_time)
+                        .map(|t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string())
+                        .into_iter()
+                        .collect(),
                     ..Default::default()
                 }),
                 ..Default::default()

@@ -57,6 +57,7 @@ fn an_rss_item_carries_every_field_with_its_namespace() {
         "<category>Rust</category><category>web</category><category>async</category>",
         "<content:encoded><![CDATA[<p>Two</p>]]></content:encoded>",
         "<dc:creator>Ada</dc:creator>",
+        "<dc:date>2026-02-02T11:30:00Z</dc:date>",
     ] {
         assert!(xml.contains(expected), "{expected} missing from {xml}");
     }
