@@ -118,7 +118,9 @@ pub async fn latest_published(
                 heads.insert(head.id, head);
             }
         }
-        Listing::Category(_) | Listing::Tag(_) => wanted.extend(ids.iter().map(|id| keys::head(*id))),
+        Listing::Category(_) | Listing::Tag(_) => {
+            wanted.extend(ids.iter().map(|id| keys::head(*id)))
+        }
     }
     let mut bodies: HashMap<u64, ArticleBody> = HashMap::new();
     for item in get_all(table, &wanted).await? {

@@ -54,7 +54,11 @@ pub(super) async fn get_all(table: &dyn Table, keys: &[Key]) -> Result<Vec<Item>
 }
 
 /// Reads up to `n` items of a query in order, following continuation keys.
-pub(super) async fn first_n(table: &dyn Table, mut query: Query, n: usize) -> Result<Vec<Item>, TableError> {
+pub(super) async fn first_n(
+    table: &dyn Table,
+    mut query: Query,
+    n: usize,
+) -> Result<Vec<Item>, TableError> {
     let mut items = Vec::new();
     while items.len() < n {
         query.limit = Some((n - items.len()).min(u32::MAX as usize) as u32);

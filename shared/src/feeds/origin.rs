@@ -95,9 +95,15 @@ mod tests {
             "/api/v1/feeds/rss.xml?x=1",
             &[("host", "abc.execute-api.eu-west-1.amazonaws.com"), ("x-forwarded-proto", "https")],
         );
-        assert_eq!(behind.url(), "https://abc.execute-api.eu-west-1.amazonaws.com/api/v1/feeds/rss.xml");
+        assert_eq!(
+            behind.url(),
+            "https://abc.execute-api.eu-west-1.amazonaws.com/api/v1/feeds/rss.xml"
+        );
         let local = origin("/api/v1/sitemap.xml", &[("host", "127.0.0.1:8080")]);
-        assert_eq!(local.at("/api/v1/sitemaps/pages.xml"), "http://127.0.0.1:8080/api/v1/sitemaps/pages.xml");
+        assert_eq!(
+            local.at("/api/v1/sitemaps/pages.xml"),
+            "http://127.0.0.1:8080/api/v1/sitemaps/pages.xml"
+        );
     }
 
     #[test]

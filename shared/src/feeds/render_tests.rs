@@ -38,7 +38,10 @@ fn head(site: &Site) -> FeedHead<'_> {
 fn an_rss_item_carries_every_field_with_its_namespace() {
     let site = site();
     let xml = rss(&head(&site), &[article(2, "<p>Two</p>"), article(1, "<p>One</p>")], HTML_BUDGET);
-    assert!(xml.starts_with("<?xml version=\"1.0\" encoding=\"utf-8\"?><rss version=\"2.0\""), "{xml}");
+    assert!(
+        xml.starts_with("<?xml version=\"1.0\" encoding=\"utf-8\"?><rss version=\"2.0\""),
+        "{xml}"
+    );
     for expected in [
         "xmlns:content=\"http://purl.org/rss/1.0/modules/content/\"",
         "xmlns:dc=\"http://purl.org/dc/elements/1.1/\"",

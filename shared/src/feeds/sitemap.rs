@@ -105,7 +105,10 @@ fn document(root: &str, write: impl FnOnce(&mut Writer<Vec<u8>>) -> io::Result<(
     let written = writer
         .write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))
         .and_then(|()| {
-            writer.create_element(root).with_attribute(("xmlns", NAMESPACE)).write_inner_content(write)
+            writer
+                .create_element(root)
+                .with_attribute(("xmlns", NAMESPACE))
+                .write_inner_content(write)
         });
     // Writing into memory cannot fail, and every text written is a String: UTF-8.
     written.expect("writing XML into memory");

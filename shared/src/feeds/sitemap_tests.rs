@@ -56,8 +56,16 @@ fn file_names_are_pages_or_an_article_range_without_leading_zeros() {
     assert_eq!(File::parse("pages.xml"), Ok(File::Pages));
     assert_eq!(File::parse("articles-0.xml"), Ok(File::Articles(0)));
     assert_eq!(File::parse("articles-12.xml"), Ok(File::Articles(12)));
-    for bad in ["", "page.xml", "articles-.xml", "articles-01.xml", "articles--1.xml",
-        "articles-1.xml.gz", "articles-1", "articles-1.XML"] {
+    for bad in [
+        "",
+        "page.xml",
+        "articles-.xml",
+        "articles-01.xml",
+        "articles--1.xml",
+        "articles-1.xml.gz",
+        "articles-1",
+        "articles-1.XML",
+    ] {
         let error = File::parse(bad).expect_err(bad);
         assert!(error.contains("file"), "{error}");
     }

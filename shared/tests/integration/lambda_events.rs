@@ -254,7 +254,8 @@ async fn replay_feeds(ctx: &AppContext, values: &HashMap<&str, String>) {
             ctx.clone(),
         )
         .unwrap();
-        let (status, body) = invoke(&service, event(&format!("{folder}/create.json"), values)).await;
+        let (status, body) =
+            invoke(&service, event(&format!("{folder}/create.json"), values)).await;
         assert_eq!(status, 200, "{folder}/create again: {body}");
     }
     let public = lambda::service(&api::ARTICLES, ctx.clone()).unwrap();
@@ -266,7 +267,12 @@ async fn replay_feeds(ctx: &AppContext, values: &HashMap<&str, String>) {
         ("feed-category-rss", "application/rss+xml", false, None),
         ("feed-category-atom", "application/atom+xml", false, None),
         ("feed-tag-rss", "application/rss+xml", false, None),
-        ("feed-tag-atom", "application/atom+xml", false, Some("/api/v1/feeds/tags/event-tag/atom.xml")),
+        (
+            "feed-tag-atom",
+            "application/atom+xml",
+            false,
+            Some("/api/v1/feeds/tags/event-tag/atom.xml"),
+        ),
         ("sitemap", "application/xml", true, None),
         ("sitemap-file", "application/xml", false, None),
     ] {
@@ -277,7 +283,10 @@ async fn replay_feeds(ctx: &AppContext, values: &HashMap<&str, String>) {
         assert!(body.starts_with("<?xml"), "{file}: {body}");
         assert_eq!(body.contains(&article), has_article, "{file}: {body}");
         if let Some(path) = self_path {
-            assert!(body.contains(&format!("href=\"{host}{path}\" rel=\"self\"")), "{file}: {body}");
+            assert!(
+                body.contains(&format!("href=\"{host}{path}\" rel=\"self\"")),
+                "{file}: {body}"
+            );
         }
     }
 }

@@ -11,6 +11,7 @@ mod support;
 mod accounts;
 mod articles;
 mod comments;
+mod feeds;
 mod files;
 mod grafana;
 mod log_redaction;
