@@ -4,13 +4,13 @@
 
 mod check;
 mod costs;
-mod feeds;
+mod documents;
 mod sitemap;
 
 on_every_target!(
-    feeds::the_blog_feeds_carry_every_field_of_the_latest_published_articles,
-    feeds::category_and_tag_feeds_hold_only_their_articles,
-    feeds::an_unknown_slug_is_a_404_in_the_articles_envelope,
+    documents::the_blog_feeds_carry_every_field_of_the_latest_published_articles,
+    documents::category_and_tag_feeds_hold_only_their_articles,
+    documents::an_unknown_slug_is_a_404_in_the_articles_envelope,
     sitemap::the_sitemap_lists_the_home_every_category_and_tag_and_each_published_article,
     sitemap::a_sitemap_file_name_is_checked_and_an_empty_range_names_no_file,
     sitemap::past_the_per_file_limit_the_sitemap_is_an_index_of_its_files,
