@@ -161,7 +161,9 @@ pub async fn reads(
         ("GET /api/v1/feeds/rss.xml (20 items)".into(), "/api/v1/feeds/rss.xml".into()),
         ("GET /api/v1/feeds/atom.xml (20 items)".into(), "/api/v1/feeds/atom.xml".into()),
         (
-            format!("GET /api/v1/feeds/categories/{{slug}}/rss.xml (largest, {in_category} articles)"),
+            format!(
+                "GET /api/v1/feeds/categories/{{slug}}/rss.xml (largest, {in_category} articles)"
+            ),
             format!("/api/v1/feeds/categories/{category_slug}/rss.xml"),
         ),
         (

@@ -114,7 +114,10 @@ fn targets(measurements: &[Measurement]) -> Vec<(String, String, bool)> {
         let (calls, round_trips) = (feed.calls.total(), feed.round_trips.1);
         checks.push((
             "feed of the blog: 2 Query + 1 BatchGetItem, 2 round trips".into(),
-            format!("{calls} call(s) in {round_trips} round trip(s), {:.1} read units", feed.read_units),
+            format!(
+                "{calls} call(s) in {round_trips} round trip(s), {:.1} read units",
+                feed.read_units
+            ),
             calls == 3 && round_trips == 2,
         ));
     }
