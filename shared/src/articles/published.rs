@@ -159,7 +159,7 @@ fn published_by_id(ids: &RangeInclusive<u64>) -> Query {
 }
 
 /// Every published article whose id is in `ids`, by id: one Query of `ADMIN#1` on gsi2,
-/// following its pages (a page holds about 1,900 heads).
+/// following its pages (a 1 MB page holds about 1,700 heads).
 pub async fn published_stamps(
     table: &dyn Table,
     ids: RangeInclusive<u64>,
