@@ -14,12 +14,17 @@ mod lifecycle;
 pub mod maintenance;
 pub mod model;
 mod notify;
+mod paging;
 mod public;
 mod reactions;
 pub mod read;
 pub mod related;
+mod response;
+pub mod revisions;
+mod schedule;
 pub mod search;
 pub mod store;
+mod update;
 pub mod views;
 pub mod worker;
 
@@ -27,9 +32,11 @@ use std::sync::Arc;
 
 pub use content::render_comment;
 pub use model::Page;
+pub use paging::Paging;
 pub use reactions::{
     counter_add, counter_while, reaction_target, ReactionTarget, COMMENT_COUNT, LIKE_COUNT,
 };
+pub use schedule::{publish_due, run_local as run_local_schedule};
 
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -94,10 +101,14 @@ impl Endpoints for AdminEndpoints {
     fn routes() -> OpenApiRouter<Publishing> {
         let routes = OpenApiRouter::new()
             .routes(routes!(admin_reads::list, admin::create))
-            .routes(routes!(admin_reads::detail, admin::update, admin::delete))
+            .routes(routes!(admin_reads::detail, update::update, admin::delete))
             .routes(routes!(admin::publish))
             .routes(routes!(admin::archive))
-            .routes(routes!(admin::unarchive));
+            .routes(routes!(admin::unarchive))
+            .routes(routes!(schedule::schedule, schedule::unschedule))
+            .routes(routes!(revisions::list))
+            .routes(routes!(revisions::detail))
+            .routes(routes!(revisions::restore));
         OpenApiRouter::new().nest(ADMIN_BASE, routes)
     }
 }

@@ -212,6 +212,39 @@ fn the_saved_queries_of_function_logs_read_every_function_log_group() {
     }
 }
 
+/// The lines of resource `name` (its block of the template).
+fn resource<'a>(template: &'a str, name: &str) -> Vec<&'a str> {
+    let header = format!("  {name}:");
+    template
+        .lines()
+        .skip_while(|line| *line != header)
+        .skip(1)
+        .take_while(|line| line.is_empty() || line.starts_with("   "))
+        .collect()
+}
+
+#[test]
+fn the_sweep_looks_ahead_its_schedule_s_period_and_its_timeout_leaves_room_for_the_work() {
+    let template = template();
+    let sweep = resource(&template, "OutboxSweepFunction");
+    let find = |key: &str| sweep.iter().find_map(|line| value_of(line, key)).expect(key);
+    let rate = find("ScheduleExpression");
+    let minutes: u64 = rate
+        .strip_prefix("rate(")
+        .and_then(|r| r.strip_suffix(" minute)").or_else(|| r.strip_suffix(" minutes)")))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("a rate in minutes: {rate}"));
+    let period: u64 = find("BLOG_SCHEDULE_PERIOD_SECONDS").parse().unwrap();
+    let timeout: u64 = find("Timeout").parse().unwrap();
+    assert_eq!(period, minutes * 60, "each run publishes what falls due before the next one");
+    assert!(timeout >= period + 20, "a run that waits its period still finishes: {timeout}");
+    let config = blog_shared::config::Config::from_lookup(|name| {
+        (name == "BLOG_SCHEDULE_PERIOD_SECONDS").then(|| period.to_string())
+    })
+    .unwrap();
+    assert_eq!(config.schedule_period, Duration::from_secs(period));
+}
+
 #[test]
 fn the_sdk_clients_trust_the_roots_the_template_parameter_names() {
     let template = template();
