@@ -17,9 +17,9 @@ fn header(description: &str) -> Header {
 fn etag() -> Header {
     header(
         "Entity tag of this answer: strong, the first 128 bits of the SHA-256 of its body \
-         (base64url, quoted); weak (`W/`), computed without it, where the body also holds the \
-         time of the answer (the comments' `timestamp`). Send it back in `If-None-Match` to \
-         revalidate",
+         (base64url, quoted); weak (`W/`) where the body also holds the time of the answer \
+         (the comments' `timestamp`), computed from the rest. Send it back in `If-None-Match` \
+         to revalidate",
     )
 }
 
