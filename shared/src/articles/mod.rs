@@ -43,6 +43,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use crate::{
     area::{Area, Endpoints, Needs, WithPort},
     context::AppContext,
+    http::caching,
     ports::events::EventQueue,
 };
 
@@ -79,13 +80,15 @@ impl Endpoints for PublicEndpoints {
             .routes(routes!(public::list))
             .routes(routes!(public::detail))
             .routes(routes!(public::related));
-        OpenApiRouter::new().nest(BASE, routes)
+        OpenApiRouter::new().nest(BASE, caching::public_reads(routes))
     }
 
     /// Every answer is a public read's: kept while the table is unchanged; a detail read
-    /// counts a view before that, so a kept answer counts too.
+    /// counts a view before that, so a kept answer counts too; the HTTP caching outside both,
+    /// so a revalidated read (304) counts too.
     fn layer(router: axum::Router<AppContext>, ctx: &AppContext) -> axum::Router<AppContext> {
-        views::counted(crate::http::answers::reused(router, ctx), ctx)
+        let counted = views::counted(crate::http::answers::reused(router, ctx), ctx);
+        caching::conditional(counted, ctx.config.public_cache_max_age)
     }
 }
 

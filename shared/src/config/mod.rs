@@ -87,6 +87,9 @@ pub struct Config {
     /// Keep the public reads' answers while the table is unchanged (only where the table can
     /// tell: the embedded one).
     pub answer_cache: bool,
+    /// Freshness of an anonymous answer of a cached public read (`Cache-Control: public,
+    /// max-age`, `BLOG_PUBLIC_CACHE_SECONDS`; the template's `PublicCacheMaxAge`).
+    pub public_cache_max_age: Duration,
     /// New comments wait for an administrator's approval (`BLOG_COMMENTS_MODERATION`).
     pub comments_moderation: bool,
     /// The period of the scheduled publications' sweep: each run publishes the drafts due
@@ -250,6 +253,9 @@ impl Config {
             )?),
             admin,
             answer_cache: parse(&lookup, "BLOG_ANSWER_CACHE", true)?,
+            public_cache_max_age: Duration::from_secs(
+                parse::<u32>(&lookup, "BLOG_PUBLIC_CACHE_SECONDS", 60)?.into(),
+            ),
             comments_moderation: parse(&lookup, "BLOG_COMMENTS_MODERATION", false)?,
             schedule_period: schedule_period(&lookup)?,
             events_queue_url: lookup("BLOG_EVENTS_QUEUE_URL"),

@@ -1,7 +1,8 @@
 //! The SAM template agrees with the code: every HTTP API route has a sample event under
 //! `events/` and every sample's route is in the template (the replay test runs the samples
-//! through the routers), every function is a workspace crate `sam build` builds, and the
-//! CloudWatch dashboard charts only metrics the functions' Embedded Metric Format lines define.
+//! through the routers), every function is a workspace crate `sam build` builds, the
+//! CloudWatch dashboard charts only metrics the functions' Embedded Metric Format lines define,
+//! and the local CORS policy allows and exposes the headers the HTTP API's does.
 
 use std::{
     collections::BTreeSet,
@@ -358,4 +359,51 @@ fn every_endpoint_of_every_area_has_a_sample_event() {
             }
         }
     }
+}
+
+/// The items of the first list `key:` of `block` (comments skipped).
+fn list_after(block: &str, key: &str) -> BTreeSet<String> {
+    let indent = |line: &str| line.len() - line.trim_start().len();
+    let mut lines = block.lines().skip_while(|line| !line.trim().starts_with(&format!("{key}:")));
+    let own = indent(lines.next().unwrap_or_else(|| panic!("no {key}")));
+    lines
+        .filter(|line| !line.trim().starts_with('#'))
+        .take_while(|line| indent(line) > own || line.trim().starts_with("- "))
+        .filter_map(|line| line.trim().strip_prefix("- "))
+        .map(str::to_ascii_lowercase)
+        .collect()
+}
+
+/// The header names of `value` (comma-separated), lower case.
+fn names(value: Option<&axum::http::HeaderValue>) -> BTreeSet<String> {
+    let text = value.map(|v| v.to_str().unwrap().to_string()).unwrap_or_default();
+    text.split(',').map(|n| n.trim().to_ascii_lowercase()).filter(|n| !n.is_empty()).collect()
+}
+
+#[tokio::test]
+async fn the_local_cors_policy_allows_and_exposes_the_headers_the_http_api_does() {
+    use axum::{body::Body, http::Request, routing::get, Router};
+    use tower::ServiceExt;
+
+    let template = template();
+    let api = &template[template.find("Type: AWS::Serverless::HttpApi").expect("the HTTP API")..];
+    let cors = &api[api.find("      CorsConfiguration:").expect("its CORS")..];
+    let (allowed, exposed) = (list_after(cors, "AllowHeaders"), list_after(cors, "ExposeHeaders"));
+    assert!(
+        allowed.contains("if-none-match") && exposed.contains("etag"),
+        "{allowed:?} {exposed:?}"
+    );
+
+    let router = blog_shared::http::cors::apply(Router::new().route("/x", get(|| async { "x" })));
+    let preflight = Request::options("/x")
+        .header("origin", "https://blog.example")
+        .header("access-control-request-method", "GET")
+        .body(Body::empty())
+        .unwrap();
+    let answer = router.clone().oneshot(preflight).await.unwrap();
+    assert_eq!(names(answer.headers().get("access-control-allow-headers")), allowed);
+    let simple =
+        Request::get("/x").header("origin", "https://blog.example").body(Body::empty()).unwrap();
+    let answer = router.oneshot(simple).await.unwrap();
+    assert_eq!(names(answer.headers().get("access-control-expose-headers")), exposed);
 }
