@@ -10,6 +10,7 @@ mod support;
 
 mod accounts;
 mod articles;
+mod caching;
 mod comments;
 mod feeds;
 mod files;
