@@ -34,11 +34,11 @@ use std::sync::Arc;
 pub use content::render_comment;
 pub use envelope::{ArticleError, ArticleErrorEnvelope};
 pub use model::Page;
+pub use paging::Paging;
 pub use published::{
     has_published_in, latest_published, published_extent, published_stamps, Listing,
     PublishedArticle, PublishedStamp,
 };
-pub use paging::Paging;
 pub use reactions::{
     counter_add, counter_while, reaction_target, ReactionTarget, COMMENT_COUNT, LIKE_COUNT,
 };

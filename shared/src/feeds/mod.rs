@@ -16,6 +16,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use crate::{
     area::{Area, Endpoints, Needs},
     context::AppContext,
+    http::caching,
 };
 
 pub use origin::Origin;
@@ -49,7 +50,8 @@ impl Endpoints for FeedEndpoints {
     type State = AppContext;
 
     /// Not behind the kept answers: the self links and the sitemap's locations follow the
-    /// request's host, which the kept answers do not tell apart.
+    /// request's host, which the kept answers do not tell apart. Cached public reads (HTTP
+    /// caching): the entity tag is the body's, so it follows the host too.
     fn routes() -> OpenApiRouter<AppContext> {
         let routes = OpenApiRouter::new()
             .routes(routes!(handlers::rss))
@@ -60,6 +62,11 @@ impl Endpoints for FeedEndpoints {
             .routes(routes!(handlers::tag_atom))
             .routes(routes!(sitemaps::sitemap))
             .routes(routes!(sitemaps::file));
-        OpenApiRouter::new().nest(BASE, routes)
+        OpenApiRouter::new().nest(BASE, caching::public_reads(routes))
+    }
+
+    /// Conditional requests and freshness, as every public read.
+    fn layer(router: axum::Router<AppContext>, ctx: &AppContext) -> axum::Router<AppContext> {
+        caching::conditional(router, ctx.config.public_cache_max_age)
     }
 }

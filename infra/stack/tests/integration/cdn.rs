@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 /// The public reads: the GET routes whose answers carry HTTP caching (`http::caching`), which a
 /// CDN may cache. A new cached route (the feeds and the sitemap) goes here, with its behaviour
 /// in template.yaml.
-const CACHED: [&str; 10] = [
+const CACHED: [&str; 18] = [
     "/api/v1/articles",
     "/api/v1/articles/{id}",
     "/api/v1/articles/{id}/related",
@@ -24,6 +24,14 @@ const CACHED: [&str; 10] = [
     "/api/v1/tags/hot",
     "/api/v1/tags/slug/{slug}",
     "/api/v1/comments/tree",
+    "/api/v1/feeds/rss.xml",
+    "/api/v1/feeds/atom.xml",
+    "/api/v1/feeds/categories/{slug}/rss.xml",
+    "/api/v1/feeds/categories/{slug}/atom.xml",
+    "/api/v1/feeds/tags/{slug}/rss.xml",
+    "/api/v1/feeds/tags/{slug}/atom.xml",
+    "/api/v1/sitemap.xml",
+    "/api/v1/sitemaps/{file}",
 ];
 
 /// CloudFront's managed cache policy `Managed-CachingDisabled`.
