@@ -30,6 +30,9 @@ NAMES = {
     "AWS::CloudWatch::Dashboard": "DashboardName",
     "AWS::Scheduler::Schedule": "Name",
     "AWS::Logs::QueryDefinition": "Name",
+    # Nested in the policy's configuration (a dotted path).
+    "AWS::CloudFront::CachePolicy": "CachePolicyConfig.Name",
+    "AWS::CloudFront::OriginRequestPolicy": "OriginRequestPolicyConfig.Name",
 }
 
 
@@ -80,7 +83,9 @@ def names(template, stack):
     found = {}
     for logical_id, resource in template["Resources"].items():
         key = NAMES.get(resource["Type"])
-        value = resource.get("Properties", {}).get(key) if key else None
+        value = resource.get("Properties", {}) if key else None
+        for part in key.split(".") if key else []:
+            value = value.get(part) if isinstance(value, dict) else None
         if value is not None:
             found[(resource["Type"], render(value, stack, parameters))] = logical_id
     return found

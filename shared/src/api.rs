@@ -9,7 +9,7 @@ use crate::{
     area::{self, Area, Needs},
     articles, auth, comments,
     context::AppContext,
-    files, ops,
+    feeds, files, ops,
     taxonomy::{categories, tags},
     users,
 };
@@ -42,8 +42,9 @@ pub const USERS: Function = Function { name: "users", areas: &[&users::AREA] };
 pub const CATEGORIES: Function = Function { name: "categories", areas: &[&categories::AREA] };
 /// functions/tags.
 pub const TAGS: Function = Function { name: "tags", areas: &[&tags::AREA] };
-/// functions/articles.
-pub const ARTICLES: Function = Function { name: "articles", areas: &[&articles::PUBLIC] };
+/// functions/articles: the public reads of articles, their feeds and the sitemap.
+pub const ARTICLES: Function =
+    Function { name: "articles", areas: &[&articles::PUBLIC, &feeds::AREA] };
 /// functions/admin-articles.
 pub const ADMIN_ARTICLES: Function =
     Function { name: "admin-articles", areas: &[&articles::ADMIN] };

@@ -11,6 +11,7 @@ pub mod codes;
 pub mod comments;
 pub mod config;
 pub mod context;
+pub mod feeds;
 pub mod files;
 pub mod http;
 pub mod ids;

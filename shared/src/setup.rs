@@ -195,13 +195,20 @@ pub async fn local_worker(
     let queue = Arc::new(queue);
     let embedder = embedder(&ctx.config).await?;
     let ctx = local_tally(ctx.with_events(queue.clone()).with_embedder(embedder.clone()));
+    let publishing = crate::area::WithPort::new(
+        ctx.clone(),
+        queue.clone() as Arc<dyn crate::ports::events::EventQueue>,
+    );
+    let schedule = crate::articles::run_local_schedule(publishing, ctx.config.schedule_period);
     let worker = crate::articles::worker::run_local(
         crate::area::WithPort::new(ctx.clone(), embedder),
         queue,
         receiver,
         std::time::Duration::from_secs(30),
     );
-    Ok((ctx, worker))
+    Ok((ctx, async move {
+        futures::join!(worker, schedule);
+    }))
 }
 
 /// The S3 bucket the configuration names (`BLOG_BUCKET_NAME`, `BLOG_S3_ENDPOINT`).

@@ -121,10 +121,13 @@ pub async fn reads(
     let article = seeded.article_ids[seeded.article_ids.len() / 2];
     let categories = usage_counts(corpus, seeded.category_ids.len(), |a| vec![a.category]);
     let (category, in_category) = most_used(&categories);
+    let category_slug = &corpus.categories[category].slug;
     let category = seeded.category_ids[category];
     let (tag, with_tag) =
         most_used(&usage_counts(corpus, seeded.tag_ids.len(), |a| a.tags.clone()));
+    let tag_slug = &corpus.tags[tag].slug;
     let tag = seeded.tag_ids[tag];
+    let published = seeded.article_ids.len();
     let (common, common_matches) = &corpus.common_word;
     let (rare, rare_matches) = &corpus.rare_word;
     let list = "/api/v1/articles";
@@ -156,6 +159,27 @@ pub async fn reads(
         ("GET /api/v1/categories/tree".into(), "/api/v1/categories/tree".into()),
         ("GET /api/v1/tags".into(), "/api/v1/tags".into()),
         ("GET /api/v1/tags/hot".into(), "/api/v1/tags/hot".into()),
+        ("GET /api/v1/feeds/rss.xml (20 items)".into(), "/api/v1/feeds/rss.xml".into()),
+        ("GET /api/v1/feeds/atom.xml (20 items)".into(), "/api/v1/feeds/atom.xml".into()),
+        (
+            format!(
+                "GET /api/v1/feeds/categories/{{slug}}/rss.xml (largest, {in_category} articles)"
+            ),
+            format!("/api/v1/feeds/categories/{category_slug}/rss.xml"),
+        ),
+        (
+            format!("GET /api/v1/feeds/tags/{{slug}}/atom.xml (largest, {with_tag} articles)"),
+            format!("/api/v1/feeds/tags/{tag_slug}/atom.xml"),
+        ),
+        (
+            format!("GET /api/v1/sitemap.xml (one file: {published} articles and the taxonomy)"),
+            "/api/v1/sitemap.xml".into(),
+        ),
+        ("GET /api/v1/sitemaps/pages.xml".into(), "/api/v1/sitemaps/pages.xml".into()),
+        (
+            "GET /api/v1/sitemaps/articles-0.xml (ids 1-50,000)".into(),
+            "/api/v1/sitemaps/articles-0.xml".into(),
+        ),
     ];
     let mut measurements = Vec::new();
     for (endpoint, uri) in endpoints {

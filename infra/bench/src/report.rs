@@ -110,6 +110,17 @@ fn targets(measurements: &[Measurement]) -> Vec<(String, String, bool)> {
         let reads = related.calls.reads();
         checks.push(("related articles: ≤ 2 reads".into(), format!("{reads} read(s)"), reads <= 2));
     }
+    if let Some(feed) = row(measurements, "GET /api/v1/feeds/rss.xml (20 items)") {
+        let (calls, round_trips) = (feed.calls.total(), feed.round_trips.1);
+        checks.push((
+            "feed of the blog: 2 Query + 1 BatchGetItem, 2 round trips".into(),
+            format!(
+                "{calls} call(s) in {round_trips} round trip(s), {:.1} read units",
+                feed.read_units
+            ),
+            calls == 3 && round_trips == 2,
+        ));
+    }
     if let Some(publish) = row(measurements, "PUT /api/v1/admin/articles/{id}/publish") {
         let (transact, sends) = (publish.calls.transact, publish.sends);
         let other = publish.calls.total() - transact;

@@ -165,11 +165,14 @@ async fn save_published(
         view_count: 0,
         like_count: 0,
         comment_count: 0,
+        scheduled_at: None,
+        revision_count: 0,
     };
     let body = ArticleBody {
         content: spec.markdown.clone(),
         content_html: rendered.html,
         toc_json: rendered.toc_json,
+        ..ArticleBody::default()
     };
     let mut attempt = 1;
     loop {

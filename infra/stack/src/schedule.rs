@@ -1,6 +1,8 @@
 //! EventBridge Scheduler's `rate(...)` schedules (SAM's `ScheduleV2` events): the function is
 //! invoked with the schedule's `Input` once per period, the first time one period after the
-//! stack starts. The period can be shortened for tests.
+//! stack starts, whether or not the previous invocation has ended (the scheduler invokes
+//! asynchronously, so runs overlap when one lasts longer than the period). The period can be
+//! shortened for tests.
 
 use std::{sync::Arc, time::Duration};
 
@@ -29,24 +31,28 @@ pub fn rate(expression: &str) -> Result<Duration> {
     Ok(Duration::from_secs(amount * seconds))
 }
 
-/// Invokes `function` with `input` every `period` for as long as the runtime runs.
+/// Invokes `function` with `input` every `period` for as long as the runtime runs, each
+/// invocation on its own (a long one does not delay the next).
 pub fn spawn(function: Arc<Function>, input: String, period: Duration) {
     tokio::spawn(async move {
         let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             ticks.tick().await;
-            let name = function.config().binary;
-            match function.invoke(Bytes::from(input.clone())).await {
-                Ok(Outcome::Answered(_)) => {}
-                Ok(Outcome::Failed(error)) => {
-                    eprintln!(
-                        "[stack] scheduled {name} failed: {}",
-                        String::from_utf8_lossy(&error)
-                    )
+            let (function, input) = (function.clone(), Bytes::from(input.clone()));
+            tokio::spawn(async move {
+                let name = function.config().binary;
+                match function.invoke(input).await {
+                    Ok(Outcome::Answered(_)) => {}
+                    Ok(Outcome::Failed(error)) => {
+                        eprintln!(
+                            "[stack] scheduled {name} failed: {}",
+                            String::from_utf8_lossy(&error)
+                        )
+                    }
+                    Err(error) => eprintln!("[stack] scheduled {name}: {error}"),
                 }
-                Err(error) => eprintln!("[stack] scheduled {name}: {error}"),
-            }
+            });
         }
     });
 }

@@ -12,7 +12,7 @@ use crate::{
         Failure,
     },
     ids::{next_id, IdKind},
-    users::principal::{author_card, AdminOnly},
+    users::principal::AdminOnly,
 };
 
 use super::{
@@ -38,7 +38,7 @@ const NOT_FOUND: &str = "No such article, or a deleted one (ARTICLE_NOT_FOUND)";
 /// Attempts of a state change that lost a race before the answer reflects the new state.
 const ATTEMPTS: usize = 5;
 
-fn store_error(error: StoreError) -> ArticleError {
+pub(super) fn store_error(error: StoreError) -> ArticleError {
     match error {
         StoreError::Stale => ArticleError::VersionConflict,
         StoreError::MissingCategory(_) | StoreError::MissingTag(_) => {
@@ -105,8 +105,12 @@ pub async fn create(
         view_count: 0,
         like_count: 0,
         comment_count: 0,
+        scheduled_at: None,
+        revision_count: 0,
     };
-    let body = apply(&mut head, input, taxonomy)?;
+    let mut body = apply(&mut head, input, taxonomy)?;
+    (body.edited_by, body.editor_name, body.edited_at) =
+        (admin.id, admin.username.clone(), head.update_time.clone());
     head.id = next_id(ctx.table.as_ref(), IdKind::Article).await?;
     store::save(ctx.table.as_ref(), None, &head, Some(&body), Vec::new())
         .await
@@ -125,72 +129,10 @@ pub(super) async fn existing(
     }
 }
 
-/// Replaces an article's content and settings in any state (administrators).
-///
-/// The pipeline re-runs and `version` rises by 1. A `version` in the body that is not the
-/// current one, or a concurrent update of the same version, answers 409.
-#[utoipa::path(
-    put,
-    path = "/{id}",
-    operation_id = "updateArticle",
-    tag = "admin-articles",
-    security(("bearerAuth" = [])),
-    params(IdParam),
-    request_body = ArticleInput,
-    responses(
-        (status = 200, description = "Updated; `data` is true", body = Envelope<bool>),
-        (status = 400, description = "A bad id, a field that breaks its rule, or a category or \
-            tag that does not exist (PARAM_ERROR)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
-        (status = 403, description = FORBIDDEN, body = Error),
-        (status = 404, description = NOT_FOUND, body = Error),
-        (status = 409, description = "`version` is not the current one, or a concurrent update \
-            won (VERSION_CONFLICT)", body = Error),
-        (status = 500, description = INTERNAL, body = Error),
-    )
-)]
-pub async fn update(
-    State(ctx): State<Publishing>,
-    _admin: Admin,
-    PathId(id, ..): Id,
-    JsonBody(input, ..): JsonBody<ArticleInput, ArticleError>,
-) -> Result<ArticleOk<bool>, ArticleError> {
-    let input = input.validate()?;
-    // The article and the taxonomy it names are read together; a missing article answers
-    // before a stale version, and both before a missing category or tag.
-    let (current, taxonomy) = join!(existing(&ctx, id), taxonomy_of(&ctx, &input));
-    let (before, _) = current?;
-    if input.version.is_some_and(|v| v != before.version) {
-        return Err(ArticleError::VersionConflict);
-    }
-    let taxonomy = taxonomy?;
-    let mut after = before.clone();
-    // The author's card is the worker's to keep current (renames); a head written before
-    // cards existed gets its author's now (one more read, for such heads only).
-    if before.author_name.is_empty() {
-        let stamp = chrono::Utc::now().timestamp_millis();
-        if let Some(card) = author_card(ctx.table.as_ref(), before.author_id).await? {
-            after.set_author(card, stamp);
-        }
-    }
-    let body = apply(&mut after, input, taxonomy)?;
-    after.version += 1;
-    after.update_time = crate::time::now_string();
-    let event = after.is_listed().then(|| ArticlePublishedEvent::of(&after));
-    let extra = event.iter().map(outbox_write).collect::<Result<Vec<_>, _>>()?;
-    store::save(ctx.table.as_ref(), Some(&before), &after, Some(&body), extra)
-        .await
-        .map_err(store_error)?;
-    if let Some(event) = event {
-        events::deliver(&ctx, &event).await;
-    }
-    Ok(ArticleOk::ok(true))
-}
-
 /// Applies `edit` to the current head in one transaction, re-reading and retrying when another
 /// change landed in between (so a refused transition reflects the latest state). A change that
 /// leaves the article published emits ArticlePublishedEvent through the outbox.
-async fn change(
+pub(super) async fn change(
     ctx: &Publishing,
     id: u64,
     edit: impl Fn(&ArticleHead) -> Result<ArticleHead, ArticleError>,
@@ -228,6 +170,7 @@ async fn change_status(
         after.status = lifecycle::transition(before.status, action)?;
         if action == Action::Publish {
             after.publish_time = Some(crate::time::now_string());
+            after.scheduled_at = None;
         }
         Ok(after)
     })
@@ -347,6 +290,7 @@ pub async fn delete(
     change(&ctx, id, |before| {
         let mut after = before.clone();
         after.is_deleted = true;
+        after.scheduled_at = None;
         Ok(after)
     })
     .await?;

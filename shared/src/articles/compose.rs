@@ -74,5 +74,6 @@ pub(super) fn apply(
         content: input.content,
         content_html: rendered.html,
         toc_json: rendered.toc_json,
+        ..ArticleBody::default()
     })
 }

@@ -47,6 +47,22 @@ pub fn stats() -> Key {
 /// gsi1 partition of the public listing (heads of published articles).
 pub const PUBLISHED: &str = "PUB";
 
+/// gsi1 partition of the scheduled drafts, sorted by `<scheduledAt>#<id16>`.
+pub const SCHEDULED: &str = "SCHEDULED";
+
+/// Sort key of the summary of the revision that kept `version`.
+pub fn revision(version: i64) -> String {
+    format!("{REVISION_PREFIX}{version:016}")
+}
+
+/// Sort key of the content of the revision that kept `version`.
+pub fn revision_content(version: i64) -> String {
+    format!("A#REVBODY#{version:016}")
+}
+
+/// What every revision summary's sort key starts with (their content's keys do not).
+pub const REVISION_PREFIX: &str = "A#REV#";
+
 /// gsi1 partition of a category's published articles.
 pub fn published_in_category(category_id: u64) -> String {
     crate::taxonomy::category_listing(category_id)

@@ -14,12 +14,18 @@ mod lifecycle;
 pub mod maintenance;
 pub mod model;
 mod notify;
+mod paging;
 mod public;
+mod published;
 mod reactions;
 pub mod read;
 pub mod related;
+mod response;
+pub mod revisions;
+mod schedule;
 pub mod search;
 pub mod store;
+mod update;
 pub mod views;
 pub mod worker;
 
@@ -27,16 +33,24 @@ use std::sync::Arc;
 
 pub use authors::{AuthorFollowers, AuthorRename};
 pub use content::render_comment;
+pub use envelope::{ArticleError, ArticleErrorEnvelope};
 pub use model::Page;
+pub use paging::Paging;
+pub use published::{
+    has_published_in, latest_published, published_extent, published_stamps, Listing,
+    PublishedArticle, PublishedStamp,
+};
 pub use reactions::{
     counter_add, counter_while, reaction_target, ReactionTarget, COMMENT_COUNT, LIKE_COUNT,
 };
+pub use schedule::{publish_due, run_local as run_local_schedule};
 
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::{
     area::{Area, Endpoints, Needs, WithPort},
     context::AppContext,
+    http::caching,
     ports::events::EventQueue,
 };
 
@@ -73,13 +87,15 @@ impl Endpoints for PublicEndpoints {
             .routes(routes!(public::list))
             .routes(routes!(public::detail))
             .routes(routes!(public::related));
-        OpenApiRouter::new().nest(BASE, routes)
+        OpenApiRouter::new().nest(BASE, caching::public_reads(routes))
     }
 
     /// Every answer is a public read's: kept while the table is unchanged; a detail read
-    /// counts a view before that, so a kept answer counts too.
+    /// counts a view before that, so a kept answer counts too; the HTTP caching outside both,
+    /// so a revalidated read (304) counts too.
     fn layer(router: axum::Router<AppContext>, ctx: &AppContext) -> axum::Router<AppContext> {
-        views::counted(crate::http::answers::reused(router, ctx), ctx)
+        let counted = views::counted(crate::http::answers::reused(router, ctx), ctx);
+        caching::conditional(counted, ctx.config.public_cache_max_age)
     }
 }
 
@@ -95,10 +111,14 @@ impl Endpoints for AdminEndpoints {
     fn routes() -> OpenApiRouter<Publishing> {
         let routes = OpenApiRouter::new()
             .routes(routes!(admin_reads::list, admin::create))
-            .routes(routes!(admin_reads::detail, admin::update, admin::delete))
+            .routes(routes!(admin_reads::detail, update::update, admin::delete))
             .routes(routes!(admin::publish))
             .routes(routes!(admin::archive))
-            .routes(routes!(admin::unarchive));
+            .routes(routes!(admin::unarchive))
+            .routes(routes!(schedule::schedule, schedule::unschedule))
+            .routes(routes!(revisions::list))
+            .routes(routes!(revisions::detail))
+            .routes(routes!(revisions::restore));
         OpenApiRouter::new().nest(ADMIN_BASE, routes)
     }
 }

@@ -70,6 +70,8 @@ fn head() -> ArticleHead {
         view_count: 0,
         like_count: 0,
         comment_count: 0,
+        scheduled_at: None,
+        revision_count: 0,
     }
 }
 
@@ -100,7 +102,7 @@ fn a_head_is_stored_with_the_attributes_and_types_of_the_first_layout() {
 fn the_api_serves_flags_and_status_as_numbers() {
     let detail = serde_json::to_value(Detail::new(
         &head(),
-        ArticleBody { content: String::new(), content_html: String::new(), toc_json: "[]".into() },
+        ArticleBody { toc_json: "[]".into(), ..ArticleBody::default() },
     ))
     .unwrap();
     let fields = ["status", "isTop", "isFeatured", "isCommentDisabled"].map(|f| &detail[f]);

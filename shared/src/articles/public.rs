@@ -1,6 +1,9 @@
 //! Handlers of /api/v1/articles (anonymous).
 
-use axum::extract::State;
+use axum::{
+    extract::State,
+    http::{header::LAST_MODIFIED, HeaderMap, HeaderValue},
+};
 
 use crate::{
     context::AppContext,
@@ -108,7 +111,10 @@ pub async fn list(
     params(IdParam),
     responses(
         (status = 200, description = "A published or archived article",
-            body = ArticleEnvelope<Detail>),
+            body = ArticleEnvelope<Detail>, headers(
+                ("Last-Modified" = String, description = "The article's `updateTime` as an \
+                    HTTP-date (its last edit; its counters change without one)")
+            )),
         (status = 400, description = "A bad id (PARAM_ERROR)", body = ArticleErrorEnvelope),
         (status = 404, description = "No such article, or a draft or deleted one \
             (ARTICLE_NOT_FOUND)", body = ArticleErrorEnvelope),
@@ -118,10 +124,15 @@ pub async fn list(
 pub async fn detail(
     State(ctx): State<AppContext>,
     PathId(id, ..): PathId<ArticleError>,
-) -> Result<ArticleOk<Detail>, ArticleError> {
+) -> Result<(HeaderMap, ArticleOk<Detail>), ArticleError> {
     match read::load(ctx.table.as_ref(), id).await? {
         Some((head, body)) if !head.is_deleted && head.status != Status::Draft => {
-            Ok(ArticleOk::ok(Detail::new(&head, body)))
+            let mut headers = HeaderMap::new();
+            let modified = crate::time::http_date(&head.update_time);
+            if let Some(modified) = modified.and_then(|at| HeaderValue::from_str(&at).ok()) {
+                headers.insert(LAST_MODIFIED, modified);
+            }
+            Ok((headers, ArticleOk::ok(Detail::new(&head, body))))
         }
         _ => Err(ArticleError::ArticleNotFound),
     }

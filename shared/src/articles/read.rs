@@ -53,7 +53,7 @@ pub async fn load_head(table: &dyn Table, id: u64) -> Result<Option<ArticleHead>
 }
 
 /// Reads items by key, 100 keys per call.
-async fn get_all(table: &dyn Table, keys: &[Key]) -> Result<Vec<Item>, TableError> {
+pub(super) async fn get_all(table: &dyn Table, keys: &[Key]) -> Result<Vec<Item>, TableError> {
     let mut items = Vec::with_capacity(keys.len());
     for chunk in keys.chunks(100) {
         items.extend(table.get_many(chunk).await?);
@@ -62,7 +62,11 @@ async fn get_all(table: &dyn Table, keys: &[Key]) -> Result<Vec<Item>, TableErro
 }
 
 /// Reads up to `n` items of a query in order, following continuation keys.
-async fn first_n(table: &dyn Table, mut query: Query, n: usize) -> Result<Vec<Item>, TableError> {
+pub(super) async fn first_n(
+    table: &dyn Table,
+    mut query: Query,
+    n: usize,
+) -> Result<Vec<Item>, TableError> {
     let mut items = Vec::new();
     while items.len() < n {
         query.limit = Some((n - items.len()).min(u32::MAX as usize) as u32);

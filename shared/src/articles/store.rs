@@ -68,6 +68,9 @@ fn derived_items(head: &ArticleHead) -> Result<BTreeMap<String, Item>, TableErro
     if !head.is_deleted {
         gsi(&mut head_item, 2, keys::admin(head.status), format!("{:016}", head.id));
     }
+    if let Some(at) = head.scheduled_at.as_ref().filter(|_| head.is_schedulable()) {
+        gsi(&mut head_item, 1, keys::SCHEDULED.into(), format!("{at}#{:016}", head.id));
+    }
     items.insert(keys::HEAD.to_string(), head_item);
     if head.is_deleted {
         return Ok(items);
@@ -101,11 +104,18 @@ fn derived_items(head: &ArticleHead) -> Result<BTreeMap<String, Item>, TableErro
     Ok(items)
 }
 
+/// The head still is as read: its version, status, deletion and schedule (so a publication
+/// the sweep decided on a schedule that was moved meanwhile does not happen).
 fn unchanged(before: &ArticleHead) -> Condition {
+    let schedule = match &before.scheduled_at {
+        Some(at) => Condition::equals("scheduledAt", s(at)),
+        None => Condition::LacksAttribute("scheduledAt".into()),
+    };
     Condition::All(vec![
         Condition::equals("version", n(before.version)),
         Condition::equals("status", n(before.status.code())),
         Condition::equals("isDeleted", n(before.is_deleted.into())),
+        schedule,
     ])
 }
 
@@ -289,6 +299,8 @@ mod tests {
             view_count: 0,
             like_count: 0,
             comment_count: 0,
+            scheduled_at: None,
+            revision_count: 0,
         }
     }
 

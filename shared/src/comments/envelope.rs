@@ -11,6 +11,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::http::{
+    caching::validators::weak_entity_tag,
     docs::{api_time, integer_enum, Null},
     error::{ApiError, Failure, Kind},
 };
@@ -27,6 +28,29 @@ impl<T: Serialize> IntoResponse for CommentOk<T> {
             timestamp: crate::time::now_string(),
         };
         Json(body).into_response()
+    }
+}
+
+/// A successful comment answer that HTTP caches keep (the tree): its entity tag is a weak one
+/// computed from `data` alone (`http::caching`), as the envelope's `timestamp`, the time of the
+/// answer, changes every second while the comments stay the same.
+pub struct CommentRead<T>(pub T);
+
+impl<T: Serialize> IntoResponse for CommentRead<T> {
+    fn into_response(self) -> Response {
+        // The data serialised on its own for the tag: the envelope's serialisation cannot leave
+        // the timestamp out.
+        let data = match serde_json::to_vec(&self.0) {
+            Ok(data) => data,
+            Err(error) => {
+                let error = anyhow::Error::new(error).context("serialising a comment answer");
+                return CommentError::from(error).into_response();
+            }
+        };
+        let tag = weak_entity_tag(&data);
+        let mut response = CommentOk(self.0).into_response();
+        response.headers_mut().insert(header::ETAG, tag);
+        response
     }
 }
 

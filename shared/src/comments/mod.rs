@@ -26,6 +26,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use crate::{
     area::{Area, Endpoints, Needs},
     context::AppContext,
+    http::caching,
 };
 
 /// Base path of the public area.
@@ -70,13 +71,19 @@ impl Endpoints for PublicEndpoints {
     type State = AppContext;
 
     fn routes() -> OpenApiRouter<AppContext> {
-        let routes = OpenApiRouter::new()
-            .routes(routes!(public::tree))
+        // The tree is the one cached read (a comment alone is not: docs/decisions.md).
+        let routes = caching::public_reads(OpenApiRouter::new().routes(routes!(public::tree)))
             .routes(routes!(post::create))
             .routes(routes!(post::reply))
             .routes(routes!(public::get, edit::update, edit::delete))
             .routes(routes!(reports::report));
         OpenApiRouter::new().nest(BASE, routes)
+    }
+
+    /// The tree's HTTP caching: a signed-in caller's tree (with their pending comments) is
+    /// answered for their own cache only.
+    fn layer(router: axum::Router<AppContext>, ctx: &AppContext) -> axum::Router<AppContext> {
+        caching::conditional(router, ctx.config.public_cache_max_age)
     }
 }
 

@@ -18,6 +18,7 @@ use super::{
     caller::Viewer,
     envelope::{
         CommentEnvelope as Envelope, CommentError, CommentErrorEnvelope as Error, CommentOk,
+        CommentRead,
     },
     model::{Comment, CommentNode, CommentStatus, StoredComment},
     repo,
@@ -122,7 +123,7 @@ pub async fn tree(
     State(ctx): State<AppContext>,
     Viewer(viewer): Viewer,
     QueryParams(query, ..): QueryParams<TreeQuery, CommentError>,
-) -> Result<CommentOk<Vec<CommentNode>>, CommentError> {
+) -> Result<CommentRead<Vec<CommentNode>>, CommentError> {
     let article_id = article_target(query.target_type.as_deref(), query.target_id.as_deref())?;
     let table = ctx.table.as_ref();
     let (article, comments) = try_join!(
@@ -130,7 +131,7 @@ pub async fn tree(
         repo::of_article(table, article_id)
     )?;
     article.ok_or(CommentError::ArticleNotFound)?;
-    Ok(CommentOk(forest(comments, viewer)))
+    Ok(CommentRead(forest(comments, viewer)))
 }
 
 /// One comment: an APPROVED one to anyone, a PENDING or REJECTED one to its author and

@@ -6,8 +6,10 @@ use std::{env, net::SocketAddr, path::PathBuf, time::Duration};
 use anyhow::{bail, Context};
 
 mod secret;
+mod site;
 
 pub use secret::{SecretSource, Sensitive};
+pub use site::{Site, SITEMAP_MAX_URLS};
 
 /// Which adapter set backs the ports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,8 +89,14 @@ pub struct Config {
     /// Keep the public reads' answers while the table is unchanged (only where the table can
     /// tell: the embedded one).
     pub answer_cache: bool,
+    /// Freshness of an anonymous answer of a cached public read (`Cache-Control: public,
+    /// max-age`, `BLOG_PUBLIC_CACHE_SECONDS`; the template's `PublicCacheMaxAge`).
+    pub public_cache_max_age: Duration,
     /// New comments wait for an administrator's approval (`BLOG_COMMENTS_MODERATION`).
     pub comments_moderation: bool,
+    /// The period of the scheduled publications' sweep: each run publishes the drafts due
+    /// within it, waiting for each one's time (`BLOG_SCHEDULE_PERIOD_SECONDS`, 1-600).
+    pub schedule_period: Duration,
     /// Administrator to create at start-up (all of `BLOG_ADMIN_*` set).
     pub admin: Option<AdminBootstrap>,
     /// SQS queue of the events (Lambda, or the gateway on AWS adapters).
@@ -143,6 +151,8 @@ pub struct Config {
     /// Secrets Manager secret `BLOG_ACTUATOR_TOKEN_ARN`); `None`, the actuator is anonymous,
     /// which only a process serving on a loopback address may be.
     pub actuator_token: Option<SecretSource>,
+    /// The public site the feeds and the sitemap point to (`BLOG_SITE_*`, `BLOG_*_URL`).
+    pub site: Site,
 }
 
 impl Config {
@@ -247,7 +257,11 @@ impl Config {
             )?),
             admin,
             answer_cache: parse(&lookup, "BLOG_ANSWER_CACHE", true)?,
+            public_cache_max_age: Duration::from_secs(
+                parse::<u32>(&lookup, "BLOG_PUBLIC_CACHE_SECONDS", 60)?.into(),
+            ),
             comments_moderation: parse(&lookup, "BLOG_COMMENTS_MODERATION", false)?,
+            schedule_period: schedule_period(&lookup)?,
             events_queue_url: lookup("BLOG_EVENTS_QUEUE_URL"),
             sqs_endpoint: lookup("BLOG_SQS_ENDPOINT"),
             embedder: match lookup("BLOG_EMBEDDER").as_deref() {
@@ -292,6 +306,7 @@ impl Config {
                 60,
             )?),
             actuator_token,
+            site: Site::from_lookup(lookup)?,
         })
     }
 }
@@ -314,6 +329,16 @@ fn check_webhook_url(url: &str) -> anyhow::Result<()> {
             "BLOG_WEBHOOK_URL must be an https URL (http only to a loopback address): `{url}`"
         ),
     }
+}
+
+/// `BLOG_SCHEDULE_PERIOD_SECONDS`: 60 by default (the sweep's schedule in the template), at
+/// most 600 (a run waits up to its period for what falls due, within its function's timeout).
+fn schedule_period(lookup: &impl Fn(&str) -> Option<String>) -> anyhow::Result<Duration> {
+    let seconds: u64 = parse(lookup, "BLOG_SCHEDULE_PERIOD_SECONDS", 60)?;
+    if !(1..=600).contains(&seconds) {
+        bail!("BLOG_SCHEDULE_PERIOD_SECONDS must be between 1 and 600, not {seconds}");
+    }
+    Ok(Duration::from_secs(seconds))
 }
 
 /// `BLOG_UPLOAD_URL_MINUTES`: 15 by default, at most 7 days (S3's limit for pre-signed URLs).

@@ -171,3 +171,12 @@ fn the_configuration_shows_no_secret_in_its_debug_output() {
         assert!(!shown.contains(secret), "{secret} in {shown}");
     }
 }
+
+#[test]
+fn public_reads_are_fresh_for_a_minute_unless_configured() {
+    assert_eq!(config(&[]).unwrap().public_cache_max_age, Duration::from_secs(60));
+    let none = config(&[("BLOG_PUBLIC_CACHE_SECONDS", "0")]).unwrap();
+    assert_eq!(none.public_cache_max_age, Duration::ZERO);
+    assert!(config(&[("BLOG_PUBLIC_CACHE_SECONDS", "-1")]).is_err());
+    assert!(config(&[("BLOG_PUBLIC_CACHE_SECONDS", "a minute")]).is_err());
+}

@@ -8,16 +8,20 @@
 //! the handler. Every commit changes the stamp and drops every kept answer. Where the table
 //! cannot tell (DynamoDB), every request runs its handler.
 //!
-//! Only `200` answers whose one header is their content type are kept, up to
-//! [`BUDGET_BYTES`]; the routes that use the layer must answer from the table and the request
-//! URI alone (not the caller, not the clock, not items that expire by TTL).
+//! Only `200` answers whose headers are their content type and those of [`KEPT_HEADERS`] (the
+//! validators: an entity tag, a last-modified time) are kept, up to [`BUDGET_BYTES`]; the routes
+//! that use the layer must answer from the table and the request URI alone (not the caller, not
+//! the clock, not items that expire by TTL).
 
 use std::sync::Mutex;
 
 use axum::{
     body::{Body, Bytes, HttpBody},
     extract::{OriginalUri, Request, State},
-    http::{header::CONTENT_TYPE, HeaderValue, Method, StatusCode},
+    http::{
+        header::{CONTENT_TYPE, ETAG, LAST_MODIFIED},
+        HeaderMap, HeaderName, Method, StatusCode,
+    },
     middleware::Next,
     response::{IntoResponse, Response},
 };
@@ -37,11 +41,26 @@ const BUDGET_BYTES: usize = 16 << 20;
 /// Answers bigger than this are not kept.
 const MAX_ANSWER_BYTES: usize = 1 << 20;
 
+/// Headers beside the content type that a kept answer keeps: validators that depend on the
+/// body and the table only (the entity tag of [`super::caching`], an article's `Last-Modified`).
+/// An answer with any other header is not kept.
+pub const KEPT_HEADERS: [HeaderName; 2] = [ETAG, LAST_MODIFIED];
+
 /// One kept answer.
 #[derive(Clone)]
 struct Answer {
-    content_type: HeaderValue,
+    /// Its content type and the headers of [`KEPT_HEADERS`] it had.
+    headers: HeaderMap,
     body: Bytes,
+}
+
+impl Answer {
+    /// The headers of `response` if it may be kept: a content type, and otherwise only headers
+    /// of [`KEPT_HEADERS`].
+    fn keepable(headers: &HeaderMap) -> Option<HeaderMap> {
+        let allowed = |name: &HeaderName| *name == CONTENT_TYPE || KEPT_HEADERS.contains(name);
+        (headers.contains_key(CONTENT_TYPE) && headers.keys().all(allowed)).then(|| headers.clone())
+    }
 }
 
 /// Kept answers, all made while the table had one stamp; least recently used first out.
@@ -117,20 +136,18 @@ pub async fn reuse<S: ReuseState>(State(ctx): State<S>, request: Request, next: 
         None => request.uri().to_string(),
     };
     if let Some(answer) = answers.get(&uri, stamp) {
-        return ([(CONTENT_TYPE, answer.content_type)], answer.body).into_response();
+        return (answer.headers, answer.body).into_response();
     }
     let response = next.run(request).await;
     let keepable = response.status() == StatusCode::OK
-        && response.headers().len() == 1
         && response.body().size_hint().exact().is_some_and(|n| n as usize <= MAX_ANSWER_BYTES);
-    let Some(content_type) = response.headers().get(CONTENT_TYPE).filter(|_| keepable).cloned()
-    else {
+    let Some(headers) = Answer::keepable(response.headers()).filter(|_| keepable) else {
         return response;
     };
     let (parts, body) = response.into_parts();
     match axum::body::to_bytes(body, MAX_ANSWER_BYTES).await {
         Ok(body) => {
-            answers.keep(&uri, stamp, Answer { content_type, body: body.clone() });
+            answers.keep(&uri, stamp, Answer { headers, body: body.clone() });
             Response::from_parts(parts, Body::from(body))
         }
         Err(error) => {
@@ -151,13 +168,21 @@ pub fn reused<S: ReuseState>(routes: axum::Router<S>, ctx: &S) -> axum::Router<S
 
 #[cfg(test)]
 mod tests {
+    use std::sync::{
+        atomic::{AtomicUsize, Ordering},
+        Arc,
+    };
+
+    use axum::{http::HeaderValue, routing::get, Router};
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+
     use super::*;
 
     fn answer(body: &str) -> Answer {
-        Answer {
-            content_type: HeaderValue::from_static("application/json"),
-            body: Bytes::from(body.to_owned()),
-        }
+        let mut headers = HeaderMap::new();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        Answer { headers, body: Bytes::from(body.to_owned()) }
     }
 
     #[test]
@@ -200,5 +225,73 @@ mod tests {
         answers.keep("/big", 7, answer(&"x".repeat(MAX_ANSWER_BYTES + 1)));
         assert!(answers.get("/big", 7).is_none());
         assert_eq!(answers.kept_bytes(), 0);
+    }
+
+    /// A state whose table never changes, counting the handlers' runs.
+    #[derive(Clone)]
+    struct Unchanged {
+        answers: Arc<Answers>,
+        runs: Arc<AtomicUsize>,
+    }
+
+    impl ReuseState for Unchanged {
+        fn answers(&self) -> &Answers {
+            &self.answers
+        }
+        fn change_stamp(&self) -> Option<u64> {
+            Some(1)
+        }
+    }
+
+    const WHEN: &str = "Fri, 02 Jan 2026 03:04:05 GMT";
+
+    fn router(state: &Unchanged) -> Router {
+        let runs = state.runs.clone();
+        let validated = move || {
+            runs.fetch_add(1, Ordering::SeqCst);
+            async {
+                let headers = [(ETAG, "\"t\""), (LAST_MODIFIED, WHEN)];
+                (headers, axum::Json(serde_json::json!({"n": 1})))
+            }
+        };
+        let runs = state.runs.clone();
+        let other = move || {
+            runs.fetch_add(1, Ordering::SeqCst);
+            async { ([("x-other", "1")], axum::Json(serde_json::json!({"n": 2}))) }
+        };
+        let routes = Router::new().route("/validated", get(validated)).route("/other", get(other));
+        reused(routes, state).with_state(state.clone())
+    }
+
+    async fn read(router: &Router, path: &str) -> (HeaderMap, Bytes) {
+        let request = axum::http::Request::get(path).body(Body::empty()).unwrap();
+        let response = router.clone().oneshot(request).await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        let headers = response.headers().clone();
+        (headers, response.into_body().collect().await.unwrap().to_bytes())
+    }
+
+    #[tokio::test]
+    async fn a_kept_answer_keeps_its_validators() {
+        let state = Unchanged { answers: Arc::new(Answers::new(true)), runs: Arc::default() };
+        let router = router(&state);
+        let (first, body) = read(&router, "/validated").await;
+        let (again, kept) = read(&router, "/validated").await;
+        assert_eq!(state.runs.load(Ordering::SeqCst), 1, "the second read is the kept answer");
+        assert_eq!(kept, body);
+        for name in [CONTENT_TYPE, ETAG, LAST_MODIFIED] {
+            assert_eq!(again.get(&name), first.get(&name), "{name}");
+        }
+        assert_eq!(again[LAST_MODIFIED], HeaderValue::from_static(WHEN));
+    }
+
+    #[tokio::test]
+    async fn an_answer_with_another_header_is_not_kept() {
+        let state = Unchanged { answers: Arc::new(Answers::new(true)), runs: Arc::default() };
+        let router = router(&state);
+        read(&router, "/other").await;
+        let (headers, _) = read(&router, "/other").await;
+        assert_eq!(state.runs.load(Ordering::SeqCst), 2, "each read ran the handler");
+        assert_eq!(headers["x-other"], "1");
     }
 }

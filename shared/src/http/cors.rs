@@ -1,4 +1,7 @@
-//! CORS as decided: any origin may call the API; a preflight answers 204.
+//! CORS as decided: any origin may call the API; a preflight answers 204. A browser may send
+//! `If-None-Match` and read the validators of a public read (`ETag`, `Last-Modified`) and when
+//! to retry a throttled login (`Retry-After`): template.yaml's HttpApi `CorsConfiguration` says
+//! the same (a test compares them).
 
 use std::time::Duration;
 
@@ -23,8 +26,8 @@ pub fn apply<S: Clone + Send + Sync + 'static>(router: Router<S>) -> Router<S> {
             Method::DELETE,
             Method::OPTIONS,
         ])
-        .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE])
-        .expose_headers([header::RETRY_AFTER])
+        .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE, header::IF_NONE_MATCH])
+        .expose_headers([header::RETRY_AFTER, header::ETAG, header::LAST_MODIFIED])
         .max_age(Duration::from_secs(600));
     router.layer(cors).layer(middleware::from_fn(preflight_no_content))
 }

@@ -1,8 +1,10 @@
 //! HTTP plumbing shared by every feature, knowing none: the core error every area's envelope
 //! writes (mapped to HTTP in one place), the OpenAPI pieces the areas share, request extractors
-//! that answer bad input in the caller's envelope, CORS, and the kept answers of public reads.
+//! that answer bad input in the caller's envelope, CORS, the kept answers of public reads and
+//! their HTTP caching (entity tags, conditional requests, freshness).
 
 pub mod answers;
+pub mod caching;
 pub mod cors;
 pub mod docs;
 pub mod error;

@@ -128,8 +128,9 @@ pub async fn worker_invocation(
 }
 
 /// One invocation of the outbox sweep, whatever the (scheduled) event: every outbox event
-/// older than a minute is sent, and the pending views are moved to the articles; answers
-/// `{"delivered": n, "views": m}`.
+/// older than a minute is sent, the pending views are moved to the articles, and the drafts
+/// scheduled within the sweep's period are published, each at its time (the run waits for
+/// them); answers `{"delivered": n, "views": m, "published": p}`.
 pub async fn outbox_sweep_invocation(
     ctx: &Publishing,
     _scheduled_event: serde_json::Value,
@@ -142,8 +143,9 @@ pub async fn outbox_sweep_invocation(
         println!("{}", crate::telemetry::emf::sweep_line(function, *count as u64, cold_start));
     }
     let views = crate::articles::views::sweep(ctx.table.as_ref()).await;
+    let published = crate::articles::publish_due(ctx, ctx.config.schedule_period).await;
     ctx.telemetry.export_if_due(ctx.table.as_ref()).await;
-    Ok(serde_json::json!({ "delivered": delivered?, "views": views? }))
+    Ok(serde_json::json!({ "delivered": delivered?, "views": views?, "published": published? }))
 }
 
 async fn handle_worker_event(

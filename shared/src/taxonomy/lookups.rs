@@ -1,13 +1,13 @@
-//! What the articles feature reads of categories and tags, so that it never decodes their
-//! records: a category's name, the labels of tags, and the count of published articles that
-//! heads a listing partition.
+//! What the articles and feeds features read of categories and tags, so that they never decode
+//! their records: a category's name, the labels of tags, the count of published articles that
+//! heads a listing partition, the ids behind slugs and every slug (the feeds and the sitemap).
 
 use crate::{
     ports::table::{Item, Key, Table, TableError},
     records::{self, number},
 };
 
-use super::{categories, tags, tags::model::TagRecord};
+use super::{categories, fields, tags, tags::model::TagRecord};
 
 /// What an article shows of a tag.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,4 +62,38 @@ pub fn tag_listing_head(id: u64) -> Key {
 /// The published articles a listing head (a category or tag item) counts.
 pub fn published_count(head: &Item) -> u64 {
     number(head, "articleCount").unwrap_or(0).max(0) as u64
+}
+
+/// The id of the category whose slug is `slug` (one GetItem of its marker; no call for a
+/// string that cannot be a slug).
+pub async fn category_id_by_slug(table: &dyn Table, slug: &str) -> Result<Option<u64>, TableError> {
+    match fields::slug(slug) {
+        Ok(slug) => categories::repo::id_of_slug(table, &slug).await,
+        Err(_) => Ok(None),
+    }
+}
+
+/// The id of the tag whose slug is `slug` (one GetItem of its marker; no call for a string
+/// that cannot be a slug).
+pub async fn tag_id_by_slug(table: &dyn Table, slug: &str) -> Result<Option<u64>, TableError> {
+    match fields::slug(slug) {
+        Ok(slug) => tags::repo::id_of_slug(table, &slug).await,
+        Err(_) => Ok(None),
+    }
+}
+
+/// The name of tag `id`; `None` when it does not exist (one GetItem).
+pub async fn tag_name(table: &dyn Table, id: u64) -> Result<Option<String>, TableError> {
+    Ok(tags::repo::find(table, id).await?.map(|tag| tag.name))
+}
+
+/// The slug of every category, in no particular order (one Query).
+pub async fn category_slugs(table: &dyn Table) -> Result<Vec<String>, TableError> {
+    let snapshot = categories::repo::snapshot(table).await?;
+    Ok(snapshot.categories.into_iter().map(|category| category.slug).collect())
+}
+
+/// The slug of every tag, in no particular order (one Query).
+pub async fn tag_slugs(table: &dyn Table) -> Result<Vec<String>, TableError> {
+    Ok(tags::repo::all(table).await?.into_iter().map(|tag| tag.slug).collect())
 }

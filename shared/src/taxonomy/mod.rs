@@ -1,8 +1,9 @@
-//! Categories and tags: public reads, administration, and what the articles feature uses of
-//! them, all exported here at the root: the counters it changes inside its own transactions,
-//! the listing partitions, lookups that decode the records for it ([`category_name`],
-//! [`tag_labels`], [`published_count`]), and the trait through which their changes reach the
-//! articles ([`Followers`]).
+//! Categories and tags: public reads, administration, and what the articles and feeds features
+//! use of them, all exported here at the root: the counters articles change inside their own
+//! transactions, the listing partitions, lookups that decode the records for them
+//! ([`category_name`], [`tag_labels`], [`published_count`], the slug lookups and lists of the
+//! feeds and the sitemap), and the trait through which their changes reach the articles
+//! ([`Followers`]).
 
 pub mod categories;
 pub mod envelope;
@@ -14,7 +15,8 @@ pub mod tags;
 
 pub use followers::Followers;
 pub use lookups::{
-    category_listing_head, category_name, published_count, tag_labels, tag_listing_head, TagLabel,
+    category_id_by_slug, category_listing_head, category_name, category_slugs, published_count,
+    tag_id_by_slug, tag_labels, tag_listing_head, tag_name, tag_slugs, TagLabel,
 };
 
 use crate::ports::table::{s, Condition, Index, Item, Key, TableError, Update, Write};

@@ -99,6 +99,18 @@ async fn invoke(function: &axum::Router, request: LambdaRequest) -> (u16, Value)
     (status, body)
 }
 
+/// Invokes a function's handler with an event; returns (statusCode, content type, body text).
+async fn invoke_text(function: &axum::Router, request: LambdaRequest) -> (u16, String, String) {
+    let mut adapter = Adapter::from(function.clone());
+    let adapter = adapter.ready().await.unwrap();
+    let response = adapter.call(LambdaEvent::new(request, Context::default())).await.unwrap();
+    let response = serde_json::to_value(&response).unwrap();
+    let status = response["statusCode"].as_u64().unwrap() as u16;
+    assert_eq!(response["isBase64Encoded"], Value::from(false), "XML answers travel as text");
+    let content_type = response["headers"]["content-type"].as_str().unwrap_or("").to_string();
+    (status, content_type, response["body"].as_str().unwrap_or("").to_string())
+}
+
 async fn every_sample_event_is_answered_by_its_function(
     table: Arc<dyn Table>,
     events: Option<Arc<dyn blog_shared::ports::events::EventQueue>>,
@@ -227,6 +239,54 @@ async fn replay_articles(ctx: &AppContext, values: &mut HashMap<&str, String>) {
         if file == "admin-articles/publish.json" {
             replay_worker(ctx, values).await;
             replay_comments(ctx, values).await;
+            replay_feeds(ctx, values).await;
+        }
+    }
+}
+
+/// Replays the feeds' and the sitemap's events on the published sample article, the sample
+/// category and tag created again for their feeds: XML of its content type, the article in the
+/// whole blog's feeds and in the sitemap, self links and locations on the event's host.
+async fn replay_feeds(ctx: &AppContext, values: &HashMap<&str, String>) {
+    for folder in ["categories", "tags"] {
+        let service = lambda::service(
+            if folder == "tags" { &api::TAGS } else { &api::CATEGORIES },
+            ctx.clone(),
+        )
+        .unwrap();
+        let (status, body) =
+            invoke(&service, event(&format!("{folder}/create.json"), values)).await;
+        assert_eq!(status, 200, "{folder}/create again: {body}");
+    }
+    let public = lambda::service(&api::ARTICLES, ctx.clone()).unwrap();
+    let host = "https://a1b2c3d4e5.execute-api.us-east-1.amazonaws.com";
+    let article = format!("https://blog.example.com/articles/{}", values["ARTICLE_ID"]);
+    for (file, kind, has_article, self_path) in [
+        ("feed-rss", "application/rss+xml", true, Some("/api/v1/feeds/rss.xml")),
+        ("feed-atom", "application/atom+xml", true, Some("/api/v1/feeds/atom.xml")),
+        ("feed-category-rss", "application/rss+xml", false, None),
+        ("feed-category-atom", "application/atom+xml", false, None),
+        ("feed-tag-rss", "application/rss+xml", false, None),
+        (
+            "feed-tag-atom",
+            "application/atom+xml",
+            false,
+            Some("/api/v1/feeds/tags/event-tag/atom.xml"),
+        ),
+        ("sitemap", "application/xml", true, None),
+        ("sitemap-file", "application/xml", false, None),
+    ] {
+        let (status, content_type, body) =
+            invoke_text(&public, event(&format!("articles/{file}.json"), values)).await;
+        assert_eq!(status, 200, "{file}: {body}");
+        assert_eq!(content_type, format!("{kind}; charset=utf-8"), "{file}");
+        assert!(body.starts_with("<?xml"), "{file}: {body}");
+        assert_eq!(body.contains(&article), has_article, "{file}: {body}");
+        if let Some(path) = self_path {
+            assert!(
+                body.contains(&format!("href=\"{host}{path}\" rel=\"self\"")),
+                "{file}: {body}"
+            );
         }
     }
 }
@@ -290,8 +350,11 @@ async fn replay_worker(ctx: &AppContext, values: &HashMap<&str, String>) {
         lambda::outbox_sweep_invocation(&AreaState::from_context(ctx).unwrap(), sweep.clone())
             .await
             .unwrap();
-    let nothing_left = serde_json::json!({ "delivered": 0, "views": 0 });
-    assert_eq!(answer, nothing_left, "the outbox is empty, and so are the pending views");
+    let nothing_left = serde_json::json!({ "delivered": 0, "views": 0, "published": 0 });
+    assert_eq!(
+        answer, nothing_left,
+        "the outbox is empty, and so are the pending views and the schedule"
+    );
     let refused =
         lambda::worker_invocation(&AreaState::from_context(ctx).unwrap(), sweep).await.unwrap_err();
     assert!(refused.to_string().contains("SQS events only"), "{refused}");

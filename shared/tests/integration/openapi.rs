@@ -96,14 +96,36 @@ fn exactly_the_operations_that_document_401_require_a_token() {
     }
 }
 
+/// The XML documents of the API: the feeds and the sitemap, by path prefix.
+const XML_ANSWERS: [(&str, &str); 3] = [
+    ("/api/v1/feeds/", "+xml; charset=utf-8"),
+    ("/api/v1/sitemap.xml", "application/xml; charset=utf-8"),
+    ("/api/v1/sitemaps/", "application/xml; charset=utf-8"),
+];
+
 #[test]
-fn every_api_answer_is_json_in_an_envelope_with_code_message_and_data() {
+fn every_api_answer_with_a_body_is_json_in_an_envelope_with_code_message_and_data() {
     let document = document();
     for (method, path, operation) in operations(&document) {
         if !path.starts_with("/api/v1/") {
             continue;
         }
         for (status, response) in operation["responses"].as_object().expect("responses") {
+            if status == "304" {
+                // Not Modified (a cached public read): no body at all.
+                assert!(response.get("content").is_none(), "{method} {path} 304 has a body");
+                continue;
+            }
+            let xml = XML_ANSWERS.iter().find(|(prefix, _)| path.starts_with(prefix));
+            if let (Some((_, kind)), true) = (xml, status.starts_with('2')) {
+                // A feed or sitemap document: one XML content type, a string; errors below.
+                let content = response["content"].as_object().expect("content");
+                assert_eq!(content.len(), 1, "{method} {path} {status}");
+                let (name, media) = content.iter().next().expect("a content type");
+                assert!(name.ends_with(kind), "{method} {path} {status}: {name}");
+                assert_eq!(media["schema"]["type"], "string", "{method} {path} {status}");
+                continue;
+            }
             let schema = &response["content"]["application/json"]["schema"];
             let reference = schema["$ref"].as_str().unwrap_or_default();
             assert!(

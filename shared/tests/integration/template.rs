@@ -1,7 +1,8 @@
 //! The SAM template agrees with the code: every HTTP API route has a sample event under
 //! `events/` and every sample's route is in the template (the replay test runs the samples
-//! through the routers), every function is a workspace crate `sam build` builds, and the
-//! CloudWatch dashboard charts only metrics the functions' Embedded Metric Format lines define.
+//! through the routers), every function is a workspace crate `sam build` builds, the
+//! CloudWatch dashboard charts only metrics the functions' Embedded Metric Format lines define,
+//! and the local CORS policy allows and exposes the headers the HTTP API's does.
 
 use std::{
     collections::BTreeSet,
@@ -212,6 +213,39 @@ fn the_saved_queries_of_function_logs_read_every_function_log_group() {
     }
 }
 
+/// The lines of resource `name` (its block of the template).
+fn resource<'a>(template: &'a str, name: &str) -> Vec<&'a str> {
+    let header = format!("  {name}:");
+    template
+        .lines()
+        .skip_while(|line| *line != header)
+        .skip(1)
+        .take_while(|line| line.is_empty() || line.starts_with("   "))
+        .collect()
+}
+
+#[test]
+fn the_sweep_looks_ahead_its_schedule_s_period_and_its_timeout_leaves_room_for_the_work() {
+    let template = template();
+    let sweep = resource(&template, "OutboxSweepFunction");
+    let find = |key: &str| sweep.iter().find_map(|line| value_of(line, key)).expect(key);
+    let rate = find("ScheduleExpression");
+    let minutes: u64 = rate
+        .strip_prefix("rate(")
+        .and_then(|r| r.strip_suffix(" minute)").or_else(|| r.strip_suffix(" minutes)")))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("a rate in minutes: {rate}"));
+    let period: u64 = find("BLOG_SCHEDULE_PERIOD_SECONDS").parse().unwrap();
+    let timeout: u64 = find("Timeout").parse().unwrap();
+    assert_eq!(period, minutes * 60, "each run publishes what falls due before the next one");
+    assert!(timeout >= period + 20, "a run that waits its period still finishes: {timeout}");
+    let config = blog_shared::config::Config::from_lookup(|name| {
+        (name == "BLOG_SCHEDULE_PERIOD_SECONDS").then(|| period.to_string())
+    })
+    .unwrap();
+    assert_eq!(config.schedule_period, Duration::from_secs(period));
+}
+
 #[test]
 fn the_sdk_clients_trust_the_roots_the_template_parameter_names() {
     let template = template();
@@ -325,4 +359,51 @@ fn every_endpoint_of_every_area_has_a_sample_event() {
             }
         }
     }
+}
+
+/// The items of the first list `key:` of `block` (comments skipped).
+fn list_after(block: &str, key: &str) -> BTreeSet<String> {
+    let indent = |line: &str| line.len() - line.trim_start().len();
+    let mut lines = block.lines().skip_while(|line| !line.trim().starts_with(&format!("{key}:")));
+    let own = indent(lines.next().unwrap_or_else(|| panic!("no {key}")));
+    lines
+        .filter(|line| !line.trim().starts_with('#'))
+        .take_while(|line| indent(line) > own || line.trim().starts_with("- "))
+        .filter_map(|line| line.trim().strip_prefix("- "))
+        .map(str::to_ascii_lowercase)
+        .collect()
+}
+
+/// The header names of `value` (comma-separated), lower case.
+fn names(value: Option<&axum::http::HeaderValue>) -> BTreeSet<String> {
+    let text = value.map(|v| v.to_str().unwrap().to_string()).unwrap_or_default();
+    text.split(',').map(|n| n.trim().to_ascii_lowercase()).filter(|n| !n.is_empty()).collect()
+}
+
+#[tokio::test]
+async fn the_local_cors_policy_allows_and_exposes_the_headers_the_http_api_does() {
+    use axum::{body::Body, http::Request, routing::get, Router};
+    use tower::ServiceExt;
+
+    let template = template();
+    let api = &template[template.find("Type: AWS::Serverless::HttpApi").expect("the HTTP API")..];
+    let cors = &api[api.find("      CorsConfiguration:").expect("its CORS")..];
+    let (allowed, exposed) = (list_after(cors, "AllowHeaders"), list_after(cors, "ExposeHeaders"));
+    assert!(
+        allowed.contains("if-none-match") && exposed.contains("etag"),
+        "{allowed:?} {exposed:?}"
+    );
+
+    let router = blog_shared::http::cors::apply(Router::new().route("/x", get(|| async { "x" })));
+    let preflight = Request::options("/x")
+        .header("origin", "https://blog.example")
+        .header("access-control-request-method", "GET")
+        .body(Body::empty())
+        .unwrap();
+    let answer = router.clone().oneshot(preflight).await.unwrap();
+    assert_eq!(names(answer.headers().get("access-control-allow-headers")), allowed);
+    let simple =
+        Request::get("/x").header("origin", "https://blog.example").body(Body::empty()).unwrap();
+    let answer = router.oneshot(simple).await.unwrap();
+    assert_eq!(names(answer.headers().get("access-control-expose-headers")), exposed);
 }

@@ -10,7 +10,9 @@ mod support;
 
 mod accounts;
 mod articles;
+mod caching;
 mod comments;
+mod feeds;
 mod files;
 mod grafana;
 mod log_redaction;

@@ -2,6 +2,7 @@
 //! file). Each runs its children (scripts, function binaries, stacks) with environments of
 //! their own; none sets this process's environment.
 
+mod cdn;
 mod deploy;
 mod initialisation;
 mod least_privilege;

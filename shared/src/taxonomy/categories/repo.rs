@@ -80,6 +80,11 @@ pub async fn find_by_slug(
     }
 }
 
+/// The id of the category holding `slug` (one GetItem of its marker).
+pub async fn id_of_slug(table: &dyn Table, slug: &str) -> Result<Option<u64>, TableError> {
+    SLUGS.owner(table, slug).await
+}
+
 /// Reads one category by id.
 pub async fn find(table: &dyn Table, id: u64) -> Result<Option<CategoryRecord>, TableError> {
     table.get(&category_key(id)).await?.map(records::from_item).transpose()

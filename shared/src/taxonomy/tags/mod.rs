@@ -9,6 +9,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 use crate::{
     area::{Area, Endpoints, Needs},
     context::AppContext,
+    http::caching,
 };
 
 /// Base path of the public area.
@@ -37,12 +38,15 @@ impl Endpoints for TagsEndpoints {
         let admin = OpenApiRouter::new()
             .routes(routes!(handlers::create))
             .routes(routes!(handlers::update, handlers::delete));
+        let public = caching::public_reads(public);
         OpenApiRouter::new().nest(BASE, public).nest(ADMIN_BASE, admin)
     }
 
     /// The public reads' answers are kept (the layer passes everything but a `GET` through,
-    /// and the administration has none).
+    /// and the administration has none), and cached by HTTP caches (only the routes marked
+    /// public reads).
     fn layer(router: axum::Router<AppContext>, ctx: &AppContext) -> axum::Router<AppContext> {
-        crate::http::answers::reused(router, ctx)
+        let kept = crate::http::answers::reused(router, ctx);
+        caching::conditional(kept, ctx.config.public_cache_max_age)
     }
 }

@@ -48,6 +48,11 @@ pub async fn find(table: &dyn Table, id: u64) -> Result<Option<TagRecord>, Table
     table.get(&tag_key(id)).await?.map(records::from_item).transpose()
 }
 
+/// The id of the tag holding `slug` (one GetItem of its marker).
+pub async fn id_of_slug(table: &dyn Table, slug: &str) -> Result<Option<u64>, TableError> {
+    SLUGS.owner(table, slug).await
+}
+
 /// Reads one tag by slug (marker, then tag).
 pub async fn find_by_slug(table: &dyn Table, slug: &str) -> Result<Option<TagRecord>, TableError> {
     match SLUGS.owner(table, slug).await? {

@@ -5,6 +5,8 @@ pub(crate) mod cases;
 mod categories_and_tags;
 mod races;
 mod reads;
+mod revisions;
+mod schedule;
 mod search;
 mod stats;
 mod writes;
@@ -45,4 +47,10 @@ on_every_target!(
     stats::concurrent_detail_reads_lose_no_view,
     stats::a_renamed_author_shows_on_every_article_of_theirs,
     stats::an_older_rename_delivered_late_changes_nothing,
+    schedule::a_scheduled_draft_is_published_at_its_time_once_with_its_event,
+    schedule::a_schedule_needs_a_future_time_and_a_draft,
+    schedule::a_cancelled_moved_or_overtaken_schedule_does_not_fire,
+    revisions::every_update_keeps_the_version_it_replaces_and_a_restore_is_a_new_version,
+    revisions::revisions_answer_errors_in_the_articles_envelope,
+    revisions::at_most_fifty_revisions_are_kept_the_oldest_going_first,
 );

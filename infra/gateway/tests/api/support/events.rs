@@ -147,6 +147,30 @@ impl Api {
         }
     }
 
+    /// Runs the schedule once, as the sweep's schedule would: how many scheduled drafts it
+    /// published (waiting for those due within its period). In a process, `publish_due`; on
+    /// the stack, the sweep function invoked with its schedule's input.
+    pub async fn run_schedule(&self) -> anyhow::Result<u64> {
+        let Some(stack) = &self.stack else {
+            let publishing = AreaState::from_context(&self.ctx)?;
+            let period = self.ctx.config.schedule_period;
+            return Ok(blog_shared::articles::publish_due(&publishing, period).await? as u64);
+        };
+        let input = std::fs::read_to_string(
+            super::stack::workspace().join("events/outbox-sweep/scheduled.json"),
+        )?;
+        let input: Value = serde_json::from_str(&input)?;
+        match stack.invoke("outbox-sweep", &input).await? {
+            blog_stack::functions::Outcome::Answered(body) => {
+                let body: Value = serde_json::from_slice(&body)?;
+                body["published"].as_u64().ok_or_else(|| anyhow::anyhow!("{body}"))
+            }
+            blog_stack::functions::Outcome::Failed(error) => {
+                anyhow::bail!("the sweep failed: {}", String::from_utf8_lossy(&error))
+            }
+        }
+    }
+
     /// Moves every outbox event `by` back in time (its key and its `createdAt`).
     async fn age_outbox(&self, by: Duration) {
         use blog_shared::ports::table::{n, s, AttributeValue, Index, Key, Query};

@@ -10,6 +10,9 @@ use tower::ServiceExt;
 
 use super::{header_of, headers_of, Api, Fetched, Reply, Transport, IN_PROCESS_BASE};
 
+/// The host in-process requests for documents name.
+const DOCUMENT_ORIGIN: &str = "http://feeds.test";
+
 impl Api {
     /// Sends a request to an absolute URL the API handed out (a signed upload or access URL):
     /// over HTTP as it is; in-process through the gateway's router (path and query only, with
@@ -89,6 +92,24 @@ impl Api {
         }
     }
 
+    /// Sends `method` `path` (path and query) with `headers` and no body: the answer's status,
+    /// every header and the body's bytes (a HEAD or 304 answer's empty body included).
+    pub async fn exchange(&self, method: &str, path: &str, headers: &[(&str, &str)]) -> Fetched {
+        match &self.transport {
+            Transport::InProcess(_) => {
+                let url = format!("{IN_PROCESS_BASE}{path}");
+                let owned: Vec<(String, String)> =
+                    headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+                self.fetch(method, &url, &owned, Vec::new()).await
+            }
+            Transport::Http { base, .. } => {
+                let owned: Vec<(String, String)> =
+                    headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+                self.fetch(method, &format!("{base}{path}"), &owned, Vec::new()).await
+            }
+        }
+    }
+
     /// A GET of `path` on the API, its body as bytes (for answers that are not JSON); under
     /// `/actuator`, with its token when it requires one.
     pub async fn text(&self, path: &str) -> Fetched {
@@ -113,6 +134,36 @@ impl Api {
             Transport::Http { base, .. } => {
                 let headers = bearer.unwrap_or_default();
                 self.fetch("GET", &format!("{base}{path}"), &headers, Vec::new()).await
+            }
+        }
+    }
+
+    /// The origin the API sees its requests come to (`scheme://host[:port]`): over HTTP the
+    /// base URL; in-process the host [`Api::document`] names.
+    pub fn origin(&self) -> String {
+        match &self.transport {
+            Transport::InProcess(_) => DOCUMENT_ORIGIN.to_string(),
+            Transport::Http { base, .. } => base.clone(),
+        }
+    }
+
+    /// A GET of `path` whose answer is a document (a feed, a sitemap), as a client on the
+    /// network sends it: in-process with the `Host` header of [`Api::origin`].
+    pub async fn document(&self, path: &str) -> Fetched {
+        match &self.transport {
+            Transport::InProcess(router) => {
+                let host = DOCUMENT_ORIGIN.trim_start_matches("http://");
+                let request = Request::builder().uri(path).header("host", host);
+                let response =
+                    router.clone().oneshot(request.body(Body::empty()).unwrap()).await.unwrap();
+                let status = response.status().as_u16();
+                let content_type = header_of(response.headers(), "content-type");
+                let headers = headers_of(response.headers());
+                let body = response.into_body().collect().await.unwrap().to_bytes().to_vec();
+                Fetched { status, content_type, body, headers }
+            }
+            Transport::Http { base, .. } => {
+                self.fetch("GET", &format!("{base}{path}"), &[], Vec::new()).await
             }
         }
     }

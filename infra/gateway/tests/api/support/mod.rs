@@ -85,9 +85,11 @@ pub struct Fetched {
     pub headers: HashMap<String, String>,
 }
 
+/// Every header by name; a repeated one's values joined with `, ` (as HTTP combines them).
 fn headers_of(headers: &axum::http::HeaderMap) -> HashMap<String, String> {
     let text = |value: &axum::http::HeaderValue| value.to_str().unwrap_or_default().to_string();
-    headers.iter().map(|(name, value)| (name.as_str().to_string(), text(value))).collect()
+    let values = |name| headers.get_all(name).iter().map(text).collect::<Vec<_>>().join(", ");
+    headers.keys().map(|name| (name.as_str().to_string(), values(name))).collect()
 }
 
 fn header_of(headers: &axum::http::HeaderMap, name: &str) -> String {
