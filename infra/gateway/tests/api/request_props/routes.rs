@@ -76,6 +76,7 @@ pub const BODY_ROUTES: &[Endpoint] = &[
     endpoint("PUT", "/api/v1/admin/tags/{id}", Taxonomy, Admin, TAXONOMY_FIELDS),
     endpoint("POST", "/api/v1/admin/articles", Articles, Admin, ARTICLE_FIELDS),
     endpoint("PUT", "/api/v1/admin/articles/{id}", Articles, Admin, ARTICLE_FIELDS),
+    endpoint("PUT", "/api/v1/admin/articles/{id}/schedule", Articles, Admin, &["publishAt"]),
     endpoint("POST", "/api/v1/files/presigned", Files, User, FILE_FIELDS),
 ];
 
@@ -85,6 +86,7 @@ const LIST_PARAMS: &[&str] = &["page", "current", "size", "categoryId", "tagId",
 pub const QUERY_ROUTES: &[Endpoint] = &[
     endpoint("GET", "/api/v1/articles", Articles, Anonymous, LIST_PARAMS),
     endpoint("GET", "/api/v1/admin/articles", Articles, Admin, &["status", "page", "size"]),
+    endpoint("GET", "/api/v1/admin/articles/{id}/revisions", Articles, Admin, &["page", "size"]),
     endpoint("GET", "/api/v1/articles/{id}/related", Articles, Anonymous, &["limit"]),
     endpoint("GET", "/api/v1/tags", Taxonomy, Anonymous, &["orderBy", "limit"]),
     endpoint("GET", "/api/v1/tags/hot", Taxonomy, Anonymous, &["limit"]),
@@ -99,6 +101,10 @@ pub const PATH_ROUTES: &[Endpoint] = &[
     endpoint("GET", "/api/v1/articles/{id}/related", Articles, Anonymous, &[]),
     endpoint("GET", "/api/v1/admin/articles/{id}", Articles, Admin, &[]),
     endpoint("PUT", "/api/v1/admin/articles/{id}/archive", Articles, Admin, &[]),
+    endpoint("DELETE", "/api/v1/admin/articles/{id}/schedule", Articles, Admin, &[]),
+    endpoint("GET", "/api/v1/admin/articles/{id}/revisions/1", Articles, Admin, &[]),
+    endpoint("GET", "/api/v1/feeds/tags/{id}/rss.xml", Articles, Anonymous, &[]),
+    endpoint("GET", "/api/v1/sitemaps/{id}", Articles, Anonymous, &[]),
     endpoint("GET", "/api/v1/categories/slug/{id}", Taxonomy, Anonymous, &[]),
     endpoint("GET", "/api/v1/tags/slug/{id}", Taxonomy, Anonymous, &[]),
     endpoint("DELETE", "/api/v1/admin/tags/{id}", Taxonomy, Admin, &[]),
