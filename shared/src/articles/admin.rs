@@ -131,7 +131,8 @@ pub(super) async fn existing(
 
 /// Applies `edit` to the current head in one transaction, re-reading and retrying when another
 /// change landed in between (so a refused transition reflects the latest state). A change that
-/// leaves the article published emits ArticlePublishedEvent through the outbox.
+/// leaves the article published emits ArticlePublishedEvent through the outbox; an edit that
+/// changes nothing writes nothing.
 pub(super) async fn change(
     ctx: &Publishing,
     id: u64,
@@ -143,6 +144,10 @@ pub(super) async fn change(
             .filter(|h| !h.is_deleted)
             .ok_or(ArticleError::ArticleNotFound)?;
         let mut after = edit(&before)?;
+        if after == before {
+            // Nothing to change (a cancel of a schedule that is not there): nothing written.
+            return Ok(after);
+        }
         after.update_time = crate::time::now_string();
         let event = after.is_listed().then(|| ArticlePublishedEvent::of(&after));
         let extra = event.iter().map(outbox_write).collect::<Result<Vec<_>, _>>()?;
