@@ -1,5 +1,5 @@
 //! The `blog-gateway` binary as `make dev` runs it: administrator from the environment, data
-//! that survives a restart, and the `create-admin` subcommand.
+//! that survives a restart, the `create-admin` subcommand, and a schedule its own timer fires.
 
 use std::{
     net::TcpListener,
@@ -42,7 +42,14 @@ impl Drop for Running {
 }
 
 async fn start(data_dir: &Path, port: u16) -> Running {
-    let child = gateway(data_dir, port, &["serve"]).spawn().expect("gateway starts");
+    start_with(data_dir, port, &[]).await
+}
+
+/// Starts the gateway with `vars` beside the usual ones and waits until it listens.
+async fn start_with(data_dir: &Path, port: u16, vars: &[(&str, &str)]) -> Running {
+    let mut command = gateway(data_dir, port, &["serve"]);
+    command.envs(vars.iter().copied());
+    let child = command.spawn().expect("gateway starts");
     let running = Running(child);
     let deadline = Instant::now() + Duration::from_secs(30);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
@@ -200,4 +207,33 @@ async fn views_counted_in_memory_are_written_when_the_gateway_stops() {
         assert!(Instant::now() < deadline, "viewCount {views}, not 3");
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
+}
+
+#[tokio::test]
+async fn the_gateway_publishes_a_scheduled_draft_at_its_time_on_its_own() {
+    let data = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let _gateway = start_with(data.path(), port, &[("BLOG_SCHEDULE_PERIOD_SECONDS", "2")]).await;
+    let token = login(port, "boss", "Boss12345").await.1["data"]["token"].clone();
+    let token = token.as_str().unwrap().to_string();
+    let draft = json!({"title": "On its own", "content": "x"});
+    let created = call(port, "POST", "/api/v1/admin/articles", Some(&token), draft).await;
+    let id = created["data"].as_str().unwrap().to_string();
+    let at =
+        (chrono::Utc::now() + chrono::Duration::seconds(3)).format("%Y-%m-%dT%H:%M:%S").to_string();
+    let schedule = format!("/api/v1/admin/articles/{id}/schedule");
+    call(port, "PUT", &schedule, Some(&token), json!({"publishAt": at})).await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let client = reqwest::Client::new();
+    let detail = loop {
+        let url = format!("http://127.0.0.1:{port}/api/v1/articles/{id}");
+        let response = client.get(url).send().await.unwrap();
+        if response.status() == 200 {
+            break response.json::<Value>().await.unwrap();
+        }
+        assert!(Instant::now() < deadline, "the scheduled draft was never published");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let published = detail["data"]["publishTime"].as_str().unwrap().to_string();
+    assert!(published >= at, "published at {published}, scheduled at {at}");
 }
