@@ -85,6 +85,16 @@ fn author(site: &Site, article: &PublishedArticle) -> String {
     }
 }
 
+/// The feed's link to itself, served as `content_type` (its media type, without parameters).
+fn self_link(head: &FeedHead, content_type: &str) -> atom::Link {
+    atom::Link {
+        href: head.self_link.clone(),
+        rel: "self".into(),
+        mime_type: Some(content_type.split(';').next().unwrap_or_default().into()),
+        ..Default::default()
+    }
+}
+
 fn categories(article: &PublishedArticle) -> impl Iterator<Item = String> + '_ {
     article.category_name.iter().chain(&article.tag_names).map(|name| xml_text(name))
 }
@@ -121,12 +131,7 @@ pub fn rss(head: &FeedHead, articles: &[PublishedArticle], budget: usize) -> Str
             }
         })
         .collect();
-    let self_link = atom::Link {
-        href: head.self_link.clone(),
-        rel: "self".into(),
-        mime_type: Some(super::RSS.split(';').next().unwrap_or_default().into()),
-        ..Default::default()
-    };
+    let self_link = self_link(head, super::RSS);
     let channel = rss::Channel {
         title: xml_text(&head.title),
         link: head.page.clone(),
@@ -181,12 +186,7 @@ pub fn atom(head: &FeedHead, articles: &[PublishedArticle], budget: usize) -> St
             }
         })
         .collect();
-    let self_link = atom::Link {
-        href: head.self_link.clone(),
-        rel: "self".into(),
-        mime_type: Some(super::ATOM.split(';').next().unwrap_or_default().into()),
-        ..Default::default()
-    };
+    let self_link = self_link(head, super::ATOM);
     let feed = atom::Feed {
         title: atom::Text::plain(xml_text(&head.title)),
         id: head.page.clone(),

@@ -129,22 +129,8 @@ impl Api {
             .await;
         };
         self.age_outbox(Duration::from_secs(61)).await;
-        let input = std::fs::read_to_string(
-            super::stack::workspace().join("events/outbox-sweep/scheduled.json"),
-        )?;
-        let input: Value = serde_json::from_str(&input)?;
-        match stack.invoke("outbox-sweep", &input).await? {
-            blog_stack::functions::Outcome::Answered(body) => {
-                let body: Value = serde_json::from_slice(&body)?;
-                body["delivered"]
-                    .as_u64()
-                    .map(|n| n as usize)
-                    .ok_or_else(|| anyhow::anyhow!("{body}"))
-            }
-            blog_stack::functions::Outcome::Failed(error) => {
-                anyhow::bail!("the sweep failed: {}", String::from_utf8_lossy(&error))
-            }
-        }
+        let body = invoke_sweep(stack).await?;
+        body["delivered"].as_u64().map(|n| n as usize).ok_or_else(|| anyhow::anyhow!("{body}"))
     }
 
     /// Runs the schedule once, as the sweep's schedule would: how many scheduled drafts it
@@ -156,19 +142,8 @@ impl Api {
             let period = self.ctx.config.schedule_period;
             return Ok(blog_shared::articles::publish_due(&publishing, period).await? as u64);
         };
-        let input = std::fs::read_to_string(
-            super::stack::workspace().join("events/outbox-sweep/scheduled.json"),
-        )?;
-        let input: Value = serde_json::from_str(&input)?;
-        match stack.invoke("outbox-sweep", &input).await? {
-            blog_stack::functions::Outcome::Answered(body) => {
-                let body: Value = serde_json::from_slice(&body)?;
-                body["published"].as_u64().ok_or_else(|| anyhow::anyhow!("{body}"))
-            }
-            blog_stack::functions::Outcome::Failed(error) => {
-                anyhow::bail!("the sweep failed: {}", String::from_utf8_lossy(&error))
-            }
-        }
+        let body = invoke_sweep(stack).await?;
+        body["published"].as_u64().ok_or_else(|| anyhow::anyhow!("{body}"))
     }
 
     /// Moves every outbox event `by` back in time (its key and its `createdAt`).
@@ -250,6 +225,20 @@ impl Api {
             blog_stack::functions::Outcome::Failed(error) => {
                 panic!("the worker function failed: {}", String::from_utf8_lossy(&error))
             }
+        }
+    }
+}
+
+/// The stack's sweep function invoked with its schedule's input: its answer.
+async fn invoke_sweep(stack: &blog_stack::Stack) -> anyhow::Result<Value> {
+    let input = std::fs::read_to_string(
+        super::stack::workspace().join("events/outbox-sweep/scheduled.json"),
+    )?;
+    let input: Value = serde_json::from_str(&input)?;
+    match stack.invoke("outbox-sweep", &input).await? {
+        blog_stack::functions::Outcome::Answered(body) => Ok(serde_json::from_slice(&body)?),
+        blog_stack::functions::Outcome::Failed(error) => {
+            anyhow::bail!("the sweep failed: {}", String::from_utf8_lossy(&error))
         }
     }
 }
