@@ -3,7 +3,8 @@
 //! API emulator (`cargo lambda watch --only-lambda-apis`) for invocations. An instance starts
 //! on the first invocation that finds every running one busy (up to a maximum), as Lambda
 //! scales; an instance that exits is replaced on the next invocation; a timed-out invocation
-//! recycles the function's instances, as Lambda ends the one that timed out.
+//! recycles the function's instances, as Lambda ends the one that timed out. The timeout runs
+//! from the moment an instance takes the invocation (see [`crate::pickup`]).
 
 use std::{
     net::SocketAddr,
@@ -29,7 +30,14 @@ use std::{
     process::{Child, Command},
 };
 
-use crate::logs::Logs;
+use crate::{
+    logs::Logs,
+    pickup::{self, Pickups},
+};
+
+/// How long an invocation may wait for an instance to take it (starting one, or for a busy one
+/// among the few the stack runs at once) before it fails: a bound on a hang, not Lambda's.
+pub const PICKUP_LIMIT: Duration = Duration::from_secs(60);
 
 /// The Lambda Runtime API emulator: `cargo lambda watch --only-lambda-apis`; it stops when
 /// dropped.
@@ -164,6 +172,9 @@ pub enum InvokeError {
     /// No answer within the function's timeout.
     #[error("Task timed out after {:.2} seconds", .0.as_secs_f64())]
     TimedOut(Duration),
+    /// No instance took the invocation within [`PICKUP_LIMIT`].
+    #[error("no instance took the invocation within {} seconds", .0.as_secs())]
+    NotTaken(Duration),
     /// Every instance exited without answering (an initialisation failure).
     #[error("Runtime exited: {0}")]
     Exited(String),
@@ -176,6 +187,8 @@ pub enum InvokeError {
 pub struct Function {
     config: Mutex<FunctionConfig>,
     runtime: SocketAddr,
+    relay: SocketAddr,
+    pickups: Arc<Pickups>,
     pool: Arc<Mutex<Pool>>,
     logs: Logs,
     client: Client<HttpConnector, Full<Bytes>>,
@@ -218,15 +231,20 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Function {
-    /// A function served through the emulator at `runtime`; its instances log into `logs`.
-    pub fn new(config: FunctionConfig, runtime: SocketAddr, logs: Logs) -> Self {
-        Self {
+    /// A function served through the emulator at `runtime` (its instances reach it through a
+    /// relay of their own); its instances log into `logs`.
+    pub async fn start(config: FunctionConfig, runtime: SocketAddr, logs: Logs) -> Result<Self> {
+        let pickups = Arc::new(Pickups::default());
+        let relay = pickup::start(runtime, pickups.clone(), config.timeout).await?;
+        Ok(Self {
             config: Mutex::new(config),
             runtime,
+            relay,
+            pickups,
             pool: Arc::default(),
             logs,
             client: Client::builder(TokioExecutor::new()).build_http(),
-        }
+        })
     }
 
     /// Its configuration.
@@ -289,18 +307,33 @@ impl Function {
     async fn call(&self, config: &FunctionConfig, payload: Bytes) -> Result<Outcome, InvokeError> {
         let uri =
             format!("http://{}/2015-03-31/functions/{}/invocations", self.runtime, config.binary);
+        let (ticket, taken) = self.pickups.expect(&payload);
         let request = axum::http::Request::post(uri)
             .header("content-type", "application/json")
             .body(Full::new(payload))
             .map_err(|e| InvokeError::Runtime(e.to_string()))?;
+        let answer = self.await_answer(config, request, taken).await;
+        self.pickups.forget(ticket);
+        answer
+    }
+
+    /// The answer to `request`: within [`PICKUP_LIMIT`] of now until an instance takes it
+    /// (`taken` resolves), then within the function's timeout.
+    async fn await_answer(
+        &self,
+        config: &FunctionConfig,
+        request: axum::http::Request<Full<Bytes>>,
+        taken: tokio::sync::oneshot::Receiver<()>,
+    ) -> Result<Outcome, InvokeError> {
         let response = async {
             let response = self.client.request(request).await.map_err(|e| e.to_string())?;
             let status = response.status();
             let body = response.into_body().collect().await.map_err(|e| e.to_string())?;
             Ok::<_, String>((status, body.to_bytes()))
         };
-        tokio::pin!(response);
-        let deadline = tokio::time::Instant::now() + config.timeout;
+        tokio::pin!(response, taken);
+        let mut deadline = tokio::time::Instant::now() + PICKUP_LIMIT;
+        let mut running = false;
         loop {
             tokio::select! {
                 answer = &mut response => {
@@ -311,8 +344,16 @@ impl Function {
                         Outcome::Failed(body)
                     });
                 }
+                _ = &mut taken, if !running => {
+                    running = true;
+                    deadline = tokio::time::Instant::now() + config.timeout;
+                }
                 _ = tokio::time::sleep_until(deadline) => {
-                    return Err(InvokeError::TimedOut(config.timeout));
+                    return Err(if running {
+                        InvokeError::TimedOut(config.timeout)
+                    } else {
+                        InvokeError::NotTaken(PICKUP_LIMIT)
+                    });
                 }
                 _ = tokio::time::sleep(Duration::from_millis(50)) => {
                     let pool = lock(&self.pool);
@@ -332,7 +373,7 @@ impl Function {
         command
             .env_clear()
             .envs(config.environment.iter().map(|(k, v)| (k, v)))
-            .env("AWS_LAMBDA_RUNTIME_API", format!("http://{}/.rt/{}", self.runtime, config.binary))
+            .env("AWS_LAMBDA_RUNTIME_API", format!("http://{}/.rt/{}", self.relay, config.binary))
             .env(
                 "AWS_LAMBDA_LOG_STREAM_NAME",
                 format!("{}/[$LATEST]{:032x}", chrono::Utc::now().format("%Y/%m/%d"), number),

@@ -21,6 +21,7 @@ pub mod iam;
 pub mod logs;
 pub mod mapping;
 pub mod payload;
+pub mod pickup;
 pub mod provision;
 pub mod proxy;
 pub mod recorder;

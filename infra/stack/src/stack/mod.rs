@@ -130,7 +130,7 @@ impl Stack {
                 Some(options.state_dir.join(format!("{}.log", spec.binary))),
                 options.echo,
             )?;
-            let function = Arc::new(Function::new(function, runtime.address(), logs));
+            let function = Arc::new(Function::start(function, runtime.address(), logs).await?);
             policies.insert(spec.logical_id.clone(), Self::policy(&spec, &resolver)?);
             functions.push((spec, function, endpoint));
         }

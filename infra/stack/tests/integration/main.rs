@@ -9,3 +9,4 @@ mod least_privilege;
 mod localstack;
 mod sample_events;
 mod schedule;
+mod timeouts;

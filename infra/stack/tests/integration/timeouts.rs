@@ -1,0 +1,86 @@
+//! A function's `Timeout` runs from the moment an instance takes the invocation, as in Lambda:
+//! a slow initialisation does not time the invocation out, a slow handler does, and the
+//! deadline the instance is told is that moment plus the timeout. The instances here are a
+//! small Runtime API client in Python, so that their timings are exact.
+
+use std::{os::unix::fs::PermissionsExt, path::Path, time::Duration};
+
+use axum::body::Bytes;
+use blog_stack::{
+    functions::{Function, FunctionConfig, InvokeError, Outcome, RuntimeApi},
+    logs::Logs,
+};
+
+/// Sleeps `INIT_SECONDS`, then answers each invocation after `WORK_SECONDS` with the deadline
+/// and the request id it was given.
+const RUNTIME_CLIENT: &str = r#"#!/usr/bin/env python3
+import json, os, time, urllib.request
+time.sleep(float(os.environ["INIT_SECONDS"]))
+api = "http://" + os.environ["AWS_LAMBDA_RUNTIME_API"].removeprefix("http://")
+while True:
+    with urllib.request.urlopen(api + "/2018-06-01/runtime/invocation/next") as event:
+        request_id = event.headers["Lambda-Runtime-Aws-Request-Id"]
+        deadline = int(event.headers["Lambda-Runtime-Deadline-Ms"])
+        event.read()
+    time.sleep(float(os.environ["WORK_SECONDS"]))
+    answer = json.dumps({"deadline": deadline, "answered": int(time.time() * 1000)}).encode()
+    urllib.request.urlopen(urllib.request.Request(
+        api + "/2018-06-01/runtime/invocation/" + request_id + "/response", data=answer)).read()
+"#;
+
+async fn function(
+    dir: &Path,
+    runtime: &RuntimeApi,
+    init: f64,
+    work: f64,
+    timeout: u64,
+) -> Function {
+    let bootstrap = dir.join("bootstrap");
+    std::fs::write(&bootstrap, RUNTIME_CLIENT).unwrap();
+    std::fs::set_permissions(&bootstrap, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let config = FunctionConfig {
+        logical_id: "ArticlesFunction".into(),
+        // The emulator serves the workspace's binaries by name.
+        binary: "articles".into(),
+        bootstrap,
+        environment: vec![
+            ("PATH".into(), std::env::var("PATH").unwrap_or_default()),
+            ("INIT_SECONDS".into(), init.to_string()),
+            ("WORK_SECONDS".into(), work.to_string()),
+        ],
+        timeout: Duration::from_secs(timeout),
+        max_instances: 1,
+    };
+    Function::start(config, runtime.address(), Logs::new(None, false).unwrap()).await.unwrap()
+}
+
+fn answer(outcome: Result<Outcome, InvokeError>) -> serde_json::Value {
+    match outcome {
+        Ok(Outcome::Answered(body)) => serde_json::from_slice(&body).unwrap(),
+        other => panic!("an answer, not {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs cargo-lambda (make tools); make test runs it"]
+async fn the_timeout_runs_from_the_moment_an_instance_takes_the_invocation() {
+    let dir = tempfile::tempdir().unwrap();
+    let runtime = RuntimeApi::start(&blog_stack::testing::workspace(), &dir.path().join("rt.log"))
+        .await
+        .unwrap();
+
+    // Four seconds of initialisation, a two-second timeout: the invocation is answered.
+    let slow_start = function(dir.path(), &runtime, 4.0, 0.0, 2).await;
+    let answered = answer(slow_start.invoke(Bytes::from_static(b"{}")).await);
+    let (deadline, at) =
+        (answered["deadline"].as_i64().unwrap(), answered["answered"].as_i64().unwrap());
+    assert!(deadline > at && deadline - at <= 2_000, "deadline {deadline}, answered at {at}");
+    drop(slow_start);
+
+    // A handler of three seconds with a one-second timeout times out.
+    let slow_handler = function(dir.path(), &runtime, 0.0, 3.0, 1).await;
+    match slow_handler.invoke(Bytes::from_static(b"{}")).await {
+        Err(InvokeError::TimedOut(timeout)) => assert_eq!(timeout, Duration::from_secs(1)),
+        other => panic!("a timeout, not {other:?}"),
+    }
+}
