@@ -15,6 +15,17 @@ fn in_seconds(seconds: i64) -> String {
     (Utc::now() + Duration::seconds(seconds)).format("%Y-%m-%dT%H:%M:%S").to_string()
 }
 
+/// Far enough ahead that the calls made before it falls due finish first, even on a loaded
+/// machine.
+const LEAD_SECONDS: i64 = 6;
+
+/// Waits until a second past `at` (a `publishAt` of [`in_seconds`]).
+async fn sleep_past(at: &str) {
+    let at = chrono::NaiveDateTime::parse_from_str(at, "%Y-%m-%dT%H:%M:%S").unwrap().and_utc();
+    let left = (at + Duration::seconds(1) - Utc::now()).to_std().unwrap_or_default();
+    tokio::time::sleep(left).await;
+}
+
 async fn schedule(api: &Api, admin: &str, id: &str, at: &str) -> Reply {
     let path = format!("/api/v1/admin/articles/{id}/schedule");
     api.call("PUT", &path, Some(admin), Some(json!({"publishAt": at}))).await
@@ -43,7 +54,7 @@ async fn events_of(api: &Api, id: &str) -> Vec<Value> {
 pub async fn a_scheduled_draft_is_published_at_its_time_once_with_its_event(api: Api) {
     let admin = api.admin_token().await;
     let id = create(&api, &admin, json!({"title": "Timed", "content": "On time."})).await;
-    let at = in_seconds(3);
+    let at = in_seconds(LEAD_SECONDS);
     assert_eq!(assert_ok(&schedule(&api, &admin, &id, &at).await), &json!(at));
     let draft = admin_detail(&api, &admin, &id).await;
     assert_eq!((draft["status"].clone(), draft["scheduledAt"].clone()), (json!(0), json!(at)));
@@ -111,7 +122,7 @@ pub async fn a_cancelled_moved_or_overtaken_schedule_does_not_fire(api: Api) {
     let cancelled = create(&api, &admin, json!({"title": "Cancelled", "content": "x"})).await;
     let moved = create(&api, &admin, json!({"title": "Moved", "content": "x"})).await;
     let overtaken = create(&api, &admin, json!({"title": "Overtaken", "content": "x"})).await;
-    let soon = in_seconds(2);
+    let soon = in_seconds(LEAD_SECONDS);
     for id in [&cancelled, &moved, &overtaken] {
         assert_ok(&schedule(&api, &admin, id, &soon).await);
     }
@@ -128,7 +139,7 @@ pub async fn a_cancelled_moved_or_overtaken_schedule_does_not_fire(api: Api) {
     assert_ok(&act(&api, &admin, &overtaken, "publish").await);
     let overtaken_at = admin_detail(&api, &admin, &overtaken).await;
     assert_eq!(overtaken_at["scheduledAt"], Value::Null);
-    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    sleep_past(&soon).await;
     assert_eq!(api.run_schedule().await.unwrap(), 0);
     for id in [&cancelled, &moved] {
         assert_eq!(admin_detail(&api, &admin, id).await["status"], json!(0), "{id} is a draft");
