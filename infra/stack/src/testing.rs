@@ -2,7 +2,8 @@
 //! for the administrator (`AdminUsername`, `AdminEmail`, and the value of the generated
 //! `AdminPasswordSecret`, as an operator would set them) and what a case asks for, on the
 //! emulators of `infra/emulators/with-emulators.sh` and the builds of `make stack-build`. What
-//! differs from AWS on purpose: queues redeliver after 1 s instead of their visibility timeout,
+//! differs from AWS on purpose: queues redeliver after 3 s instead of their visibility timeout (still
+//! longer than the mapping's batching window and a handling, as AWS asks of a queue),
 //! the event source mappings poll only once the case starts them (as the other targets' queues
 //! wait for their worker), and every AWS call takes 10 ms more, as in a region (so the calls a
 //! function makes together overlap as they would there: the debug builds sign and send them
@@ -41,7 +42,7 @@ pub fn options(admin: (&str, &str, &str), parameters: &[(&str, &str)]) -> Result
         secret_values: BTreeMap::from([("AdminPasswordSecret".into(), admin.1.to_string())]),
         listen: "127.0.0.1:0".parse()?,
         schedule_period: None,
-        visibility_timeout: Some(1),
+        visibility_timeout: Some(3),
         event_sources_enabled: false,
         max_instances: 4,
         aws_latency: Duration::from_millis(10),

@@ -228,6 +228,27 @@ impl Api {
         }
     }
 
+    /// The calls of a read that may be repeated. The stack's meter counts a call as waiting on
+    /// every call that ended before it began: its round trips are an upper bound, which a
+    /// loaded machine can raise by making calls made together look one after the other. There
+    /// the read is made three times and the answer with the fewest round trips kept; the other
+    /// meters count exactly, and read once.
+    pub async fn calls_of_read<T, F, R>(&self, read: R) -> (T, CallCounts)
+    where
+        F: std::future::Future<Output = T>,
+        R: Fn() -> F,
+    {
+        let tries = if matches!(self.meter, Meter::Stack(_)) { 3 } else { 1 };
+        let mut fewest = self.calls_of(read()).await;
+        for _ in 1..tries {
+            let next = self.calls_of(read()).await;
+            if next.1.round_trips < fewest.1.round_trips {
+                fewest = next;
+            }
+        }
+        fewest
+    }
+
     /// The actuator's bearer token, when it requires one.
     pub fn actuator_token(&self) -> Option<&str> {
         self.actuator_token.as_deref()
