@@ -2,9 +2,10 @@
 //! process with the environment the template gives it, polling cargo-lambda's Lambda Runtime
 //! API emulator (`cargo lambda watch --only-lambda-apis`) for invocations. An instance starts
 //! on the first invocation that finds every running one busy (up to a maximum), as Lambda
-//! scales; an instance that exits is replaced on the next invocation; a timed-out invocation
-//! recycles the function's instances, as Lambda ends the one that timed out. The timeout runs
-//! from the moment an instance takes the invocation (see [`crate::pickup`]).
+//! scales; an instance that exits is replaced on the next invocation; an invocation that timed
+//! out (or that no instance took) recycles the function's instances, as Lambda ends the one
+//! that timed out. The timeout runs from the moment an instance takes the invocation (see
+//! [`crate::pickup`]).
 
 use std::{
     net::SocketAddr,
@@ -297,7 +298,7 @@ impl Function {
         let answer = self.call(&config, payload).await;
         let mut pool = lock(&self.pool);
         pool.in_flight -= 1;
-        if matches!(answer, Err(InvokeError::TimedOut(_))) {
+        if matches!(answer, Err(InvokeError::TimedOut(_) | InvokeError::NotTaken(_))) {
             drop(pool);
             self.recycle();
         }
