@@ -13,7 +13,7 @@ use std::{
     process::Stdio,
     sync::{
         atomic::{AtomicBool, Ordering},
-        Arc, Mutex, MutexGuard, PoisonError,
+        Arc, Mutex,
     },
     time::Duration,
 };
@@ -32,6 +32,7 @@ use std::{
 };
 
 use crate::{
+    lock,
     logs::Logs,
     pickup::{self, Pickups},
 };
@@ -225,10 +226,6 @@ impl Pool {
     fn live(&self) -> usize {
         self.instances.iter().filter(|i| i.alive.load(Ordering::SeqCst)).count()
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Function {

@@ -32,4 +32,10 @@ mod stack;
 pub mod template;
 pub mod testing;
 
+/// The value behind `mutex`, also after a panic while it was held (the stack's state stays
+/// usable for the rest of a test).
+pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 pub use stack::{key_prefix, symbolic, Finding, Row, Stack, StackOptions};

@@ -10,7 +10,7 @@ use std::{
     collections::{HashMap, VecDeque},
     hash::{DefaultHasher, Hash, Hasher},
     net::SocketAddr,
-    sync::{Arc, Mutex, PoisonError},
+    sync::{Arc, Mutex},
     time::Duration,
 };
 
@@ -24,7 +24,7 @@ use axum::{
 use http_body_util::BodyExt;
 use tokio::sync::oneshot;
 
-use crate::forward::Forwarder;
+use crate::{forward::Forwarder, lock};
 
 const DEADLINE_HEADER: &str = "lambda-runtime-deadline-ms";
 
@@ -57,7 +57,7 @@ impl Pickups {
     /// Notes an invocation of `payload` about to be made: its ticket, and what resolves when an
     /// instance takes it.
     pub fn expect(&self, payload: &[u8]) -> (Ticket, oneshot::Receiver<()>) {
-        let mut waiting = self.lock();
+        let mut waiting = lock(&self.waiting);
         waiting.made += 1;
         let ticket = Ticket { payload: digest(payload), number: waiting.made };
         let (sender, receiver) = oneshot::channel();
@@ -67,7 +67,7 @@ impl Pickups {
 
     /// The invocation of `ticket` is over (or was given up): nothing waits for it any more.
     pub fn forget(&self, ticket: Ticket) {
-        let mut waiting = self.lock();
+        let mut waiting = lock(&self.waiting);
         if let Some(queue) = waiting.by_payload.get_mut(&ticket.payload) {
             queue.retain(|(t, _)| *t != ticket);
             if queue.is_empty() {
@@ -77,7 +77,7 @@ impl Pickups {
     }
 
     fn taken(&self, payload: &[u8]) {
-        let mut waiting = self.lock();
+        let mut waiting = lock(&self.waiting);
         let key = digest(payload);
         if let Some(queue) = waiting.by_payload.get_mut(&key) {
             if let Some((_, sender)) = queue.pop_front() {
@@ -87,10 +87,6 @@ impl Pickups {
                 waiting.by_payload.remove(&key);
             }
         }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Waiting> {
-        self.waiting.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 

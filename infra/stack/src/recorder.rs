@@ -3,17 +3,16 @@
 //! (operations, items written by transactions, round trips, items read), and outages injected
 //! per function and service.
 
-use std::{
-    collections::BTreeSet,
-    sync::{Mutex, MutexGuard, PoisonError},
-    time::Duration,
-};
+use std::{collections::BTreeSet, sync::Mutex, time::Duration};
 
 use anyhow::Result;
 use axum::http::request::Parts;
 use blog_shared::ports::table::metered::CallCounts;
 
-use crate::actions::{self, Action, KeySchemas};
+use crate::{
+    actions::{self, Action, KeySchemas},
+    lock,
+};
 
 /// Partitions of the functions' own telemetry (metrics totals and logger levels): their calls
 /// happen when an interval is due, not because of a request, so the meter leaves them out.
@@ -65,10 +64,6 @@ pub struct Recorder {
     unreadable: Mutex<Vec<String>>,
     meter: Mutex<Meter>,
     outages: Mutex<BTreeSet<(String, String)>>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Recorder {

@@ -6,9 +6,9 @@
 //! A scheduled draft's head sits in the gsi1 partition `SCHEDULED`, sorted by its time. The
 //! sweep runs every period (a minute in AWS): it publishes what is due and waits, within its
 //! run, for what falls due before the next one, so a schedule made before the run that covers
-//! its time fires within about a second of it, and any schedule at most one period late. Every publication is conditioned on the head still being the draft
-//! with that schedule, so overlapping runs, a moved schedule or a cancel never publish twice
-//! or wrongly.
+//! its time fires within about a second of it, and any schedule at most one period late. Every
+//! publication is conditioned on the head still being the draft with that schedule, so
+//! overlapping runs, a moved schedule or a cancel never publish twice or wrongly.
 
 use std::time::Duration;
 
