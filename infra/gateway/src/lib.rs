@@ -2,20 +2,25 @@
 //! names (embedded by default), as API Gateway would route them to the functions.
 
 use axum::Router;
-use blog_shared::context::AppContext;
+use blog_shared::{context::AppContext, http::whole_body};
 use tokio::net::TcpListener;
 
 /// Every function's areas, as API Gateway routes them; fails when `ctx` lacks a port an area
-/// needs.
+/// needs. Like API Gateway, it reads each request's whole body (at most
+/// [`whole_body::API_GATEWAY_LIMIT`]) before routing it, so that an answer given without
+/// reading the body (a 401, a 404) leaves a kept-alive connection usable.
 pub fn app(ctx: AppContext) -> anyhow::Result<Router> {
     let areas = blog_shared::api::router(&ctx)?;
-    // The local blob store serves its signed URLs itself (S3 serves its own).
-    let areas = match ctx.blobs().and_then(|blobs| blobs.http_routes()) {
-        Some(blob_routes) => areas.merge(blob_routes),
-        None => areas,
-    };
     // Swagger UI over the description the ops area serves (its files are built into the binary).
-    Ok(blog_shared::http::finish(areas.merge(swagger_ui())))
+    let api = areas.merge(swagger_ui()).fallback(blog_shared::http::no_route);
+    let api = whole_body::read_first(api, whole_body::API_GATEWAY_LIMIT, whole_body::refusal);
+    // The local blob store serves its signed URLs itself (S3 serves its own), reading bodies up
+    // to its own limit.
+    let app = match ctx.blobs().and_then(|blobs| blobs.http_routes()) {
+        Some(blob_routes) => api.merge(blob_routes),
+        None => api,
+    };
+    Ok(blog_shared::http::traced(app))
 }
 
 /// Swagger UI at `/swagger-ui/`, reading the description that `docs_router` serves.

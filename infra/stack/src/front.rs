@@ -4,7 +4,9 @@
 //! function's answer becomes the HTTP answer, with the API's CORS headers. Failures answer as
 //! API Gateway does: `{"message":"Internal Server Error"}` (500) when the function fails, times
 //! out or answers something unreadable, `{"message":"Not Found"}` when no route matches and
-//! there is no `$default` route, 413 for a body over 10 MB.
+//! there is no `$default` route, 413 for a body over 10 MB (with `Connection: close`). Like API
+//! Gateway, the front reads a request's whole body before answering it, so that every answer
+//! leaves a kept-alive connection usable ([`blog_shared::http::whole_body`]).
 
 use std::{
     collections::VecDeque,
@@ -20,6 +22,7 @@ use axum::{
     response::{IntoResponse, Response},
     Router,
 };
+use blog_shared::http::whole_body::{self, Unread};
 use http_body_util::BodyExt;
 use serde_json::{json, Value};
 
@@ -30,8 +33,6 @@ use crate::{
     routes::RouteTable,
 };
 
-/// API Gateway's limit on a request's payload.
-const MAX_BODY: usize = 10 * 1024 * 1024;
 /// Events kept for inspection (the newest).
 const KEPT_EVENTS: usize = 500;
 
@@ -60,7 +61,18 @@ impl Front {
 
 /// The front's router.
 pub fn router(front: Arc<Front>) -> Router {
-    Router::new().fallback(handle).with_state(front)
+    let routes = Router::new().fallback(handle).with_state(front);
+    whole_body::read_first(routes, whole_body::API_GATEWAY_LIMIT, unread)
+}
+
+/// API Gateway's answers to a body it does not read whole.
+fn unread(unread: Unread) -> Response {
+    match unread {
+        Unread::TooLarge => {
+            api_gateway_error(StatusCode::PAYLOAD_TOO_LARGE, "Request Entity Too Large")
+        }
+        Unread::Broken => api_gateway_error(StatusCode::BAD_REQUEST, "Bad Request"),
+    }
 }
 
 fn api_gateway_error(status: StatusCode, message: &str) -> Response {
@@ -99,12 +111,9 @@ async fn answer(front: &Front, peer: SocketAddr, request: Request) -> Response {
             return (StatusCode::NO_CONTENT, headers).into_response();
         }
     }
-    let body: Bytes = match http_body_util::Limited::new(body, MAX_BODY).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(_) => {
-            return api_gateway_error(StatusCode::PAYLOAD_TOO_LARGE, "Request Entity Too Large")
-        }
-    };
+    // In memory already (the router reads it whole): collecting it cannot fail.
+    let body: Bytes =
+        body.collect().await.map(|collected| collected.to_bytes()).unwrap_or_default();
     let raw_path = parts.uri.path();
     let Some(route) = front.routes.find(method, raw_path) else {
         return api_gateway_error(StatusCode::NOT_FOUND, "Not Found");

@@ -1,7 +1,8 @@
 //! HTTP plumbing shared by every feature, knowing none: the core error every area's envelope
 //! writes (mapped to HTTP in one place), the OpenAPI pieces the areas share, request extractors
 //! that answer bad input in the caller's envelope, CORS, the kept answers of public reads and
-//! their HTTP caching (entity tags, conditional requests, freshness).
+//! their HTTP caching (entity tags, conditional requests, freshness), and the servers' reading of
+//! a whole request before routing it.
 
 pub mod answers;
 pub mod caching;
@@ -9,6 +10,7 @@ pub mod cors;
 pub mod docs;
 pub mod error;
 pub mod extract;
+pub mod whole_body;
 
 pub use error::{ApiError, Failure};
 
@@ -20,5 +22,10 @@ pub async fn no_route() -> impl axum::response::IntoResponse {
 
 /// The outermost layers of a served router: a JSON 404 for unknown paths and request tracing.
 pub fn finish(router: axum::Router) -> axum::Router {
-    router.fallback(no_route).layer(tower_http::trace::TraceLayer::new_for_http())
+    traced(router.fallback(no_route))
+}
+
+/// `router` with request tracing around it (the outermost layer).
+pub fn traced(router: axum::Router) -> axum::Router {
+    router.layer(tower_http::trace::TraceLayer::new_for_http())
 }

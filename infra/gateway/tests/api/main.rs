@@ -3,7 +3,8 @@
 //! the property tests of request parsing, the API description, the Grafana dashboard, and the
 //! log redaction of the `blog-gateway` binary and the stack's functions (a child process of its
 //! own with its own environment: nothing here sets this process's environment or installs a
-//! global subscriber). The suites that kill and restart the gateway are in `tests/processes`.
+//! global subscriber), and kept-alive connections over real TCP. The suites that kill and
+//! restart the gateway are in `tests/processes`.
 
 #[macro_use]
 mod support;
@@ -12,6 +13,7 @@ mod accounts;
 mod articles;
 mod caching;
 mod comments;
+mod connections;
 mod feeds;
 mod files;
 mod grafana;

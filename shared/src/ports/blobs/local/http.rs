@@ -19,7 +19,7 @@ use super::{
     signature::{Bound, Refusal},
     LocalBlobs, ROUTE_PREFIX,
 };
-use crate::ports::table::now_epoch_seconds;
+use crate::{http::whole_body::Unread, ports::table::now_epoch_seconds};
 
 /// Largest object the store accepts (a signed length above it is refused).
 const MAX_OBJECT_BYTES: u64 = 64 * 1024 * 1024;
@@ -27,7 +27,9 @@ const MAX_OBJECT_BYTES: u64 = 64 * 1024 * 1024;
 /// Optional on a PUT: when sent, the bytes must have this MD5 (base64), as on S3.
 const CONTENT_MD5: HeaderName = HeaderName::from_static("content-md5");
 
-/// PUT and GET under [`ROUTE_PREFIX`], open to browser pages of any origin.
+/// PUT and GET under [`ROUTE_PREFIX`], open to browser pages of any origin. Each request's body
+/// is read whole (up to [`MAX_OBJECT_BYTES`]) before it is answered, so that a refusal leaves a
+/// kept-alive connection usable ([`crate::http::whole_body`]).
 pub(super) fn router(store: LocalBlobs) -> Router {
     let cors = tower_http::cors::CorsLayer::new()
         .allow_origin(tower_http::cors::Any)
@@ -35,10 +37,27 @@ pub(super) fn router(store: LocalBlobs) -> Router {
         .allow_headers([header::CONTENT_TYPE, CONTENT_MD5])
         .expose_headers([header::ETAG])
         .max_age(Duration::from_secs(600));
-    Router::new()
+    let routes = Router::new()
         .route(&format!("{ROUTE_PREFIX}/{{*key}}"), get(download).put(upload))
         .with_state(store)
-        .layer(cors)
+        .layer(cors);
+    crate::http::whole_body::read_first(routes, MAX_OBJECT_BYTES as usize, unread)
+}
+
+/// S3's answers to a body over the object limit and to one that breaks off.
+fn unread(unread: Unread) -> Response {
+    match unread {
+        Unread::TooLarge => s3_error(
+            StatusCode::BAD_REQUEST,
+            "EntityTooLarge",
+            "Your proposed upload exceeds the maximum allowed size",
+        ),
+        Unread::Broken => s3_error(
+            StatusCode::BAD_REQUEST,
+            "IncompleteBody",
+            "You did not provide the number of bytes specified by the Content-Length HTTP header",
+        ),
+    }
 }
 
 /// Query of a signed URL.
