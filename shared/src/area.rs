@@ -74,6 +74,11 @@ pub trait Endpoints: 'static {
     fn layer(router: Router<Self::State>, _state: &Self::State) -> Router<Self::State> {
         router
     }
+
+    /// Whether every answer of the area is private to its caller, with or without
+    /// `Authorization` (the auth area's tokens): each says `Cache-Control: no-store`, as every
+    /// answer to a request with `Authorization` does in every area.
+    const PRIVATE: bool = false;
 }
 
 /// A router state an area builds from the context when the process starts, or refuses to.
@@ -160,8 +165,8 @@ impl Area {
         (self.api)()
     }
 
-    /// Its router on `ctx`, with the request metrics and the CORS policy; fails when `ctx`
-    /// lacks a port the area needs.
+    /// Its router on `ctx`, with `Cache-Control: no-store` on private answers, the request
+    /// metrics and the CORS policy; fails when `ctx` lacks a port the area needs.
     pub fn router(&self, ctx: &AppContext) -> anyhow::Result<Router> {
         (self.router)(ctx).map_err(|error| error.context(format!("the {} area", self.name)))
     }
@@ -189,6 +194,7 @@ fn router_of<E: Endpoints>(ctx: &AppContext) -> anyhow::Result<Router> {
     let state = E::State::from_context(ctx)?;
     let (routes, _) = E::routes().split_for_parts();
     let routes = E::layer(routes, &state).with_state(state);
+    let routes = crate::http::caching::private::no_store(routes, E::PRIVATE);
     let observe = axum::middleware::from_fn_with_state(
         ctx.clone(),
         crate::telemetry::layer::observe::<AppContext>,

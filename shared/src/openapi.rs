@@ -40,7 +40,9 @@ pub fn document() -> OpenApi {
             Some(
                 "Accounts, profiles, articles with categories and tags, and file uploads. \
                      Every answer is JSON in the envelope of its area; ids are at most 2^53-1; \
-                     times are UTC `YYYY-MM-DDTHH:MM:SS`.",
+                     times are UTC `YYYY-MM-DDTHH:MM:SS`. Every answer to a request with \
+                     `Authorization`, and every answer under /api/v1/auth, says \
+                     `Cache-Control: no-store`.",
             ),
         ))
         .paths(Paths::new())

@@ -30,6 +30,9 @@ pub struct AuthEndpoints;
 impl Endpoints for AuthEndpoints {
     type State = AppContext;
 
+    /// A token, or why none was issued: for the caller only.
+    const PRIVATE: bool = true;
+
     fn routes() -> OpenApiRouter<AppContext> {
         let routes = OpenApiRouter::new()
             .routes(routes!(handlers::register))

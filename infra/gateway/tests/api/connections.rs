@@ -157,14 +157,16 @@ async fn pairs(address: SocketAddr, refused: &[Refused], read: &str) -> Tally {
 }
 
 /// A request declaring a body over API Gateway's 10 MB is answered at once, without the body
-/// being sent, with `status` and `Connection: close`, and the server then closes the connection.
-async fn an_over_large_body_is_refused_and_the_connection_closed(address: SocketAddr, status: u16) {
+/// being sent, with a 413 whose body holds `says` and `Connection: close`, and the server then
+/// closes the connection.
+async fn an_over_large_body_is_refused_and_the_connection_closed(address: SocketAddr, says: &str) {
     let mut connection = Connection::open(address).await;
     let head = "PUT /api/v1/admin/tags/5 HTTP/1.1\r\nHost: api.test\r\n\
                 Content-Type: application/json\r\nContent-Length: 10485761\r\n\r\n";
     connection.stream.write_all(head.as_bytes()).await.unwrap();
     let answer = connection.answer().await.expect("an answer before the body");
-    assert_eq!(answer.status, status, "{answer:?}");
+    assert_eq!(answer.status, 413, "{answer:?}");
+    assert!(String::from_utf8_lossy(&answer.body).contains(says), "{answer:?}");
     assert!(answer.closes, "the answer says Connection: close: {answer:?}");
     assert!(connection.ended().await, "the server closes the connection after it");
 }
@@ -187,7 +189,7 @@ async fn the_gateway_keeps_a_connection_usable_after_answering_without_reading_t
     ];
     let tally = pairs(address, &refused, "/api/v1/categories").await;
     assert_eq!(tally, Tally { reused: PAIRS, ..Tally::default() }, "{PAIRS} pairs");
-    an_over_large_body_is_refused_and_the_connection_closed(address, 413).await;
+    an_over_large_body_is_refused_and_the_connection_closed(address, r#""code":413"#).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -199,6 +201,7 @@ async fn the_stack_front_keeps_a_connection_usable_after_answering_without_readi
         [("PUT", "/api/v1/admin/tags/5", 401), ("POST", "/api/v1/no/such/endpoint", 404)];
     let tally = pairs(address, &refused, "/api/v1/categories").await;
     assert_eq!(tally, Tally { reused: PAIRS, ..Tally::default() }, "{PAIRS} pairs");
-    an_over_large_body_is_refused_and_the_connection_closed(address, 413).await;
+    an_over_large_body_is_refused_and_the_connection_closed(address, "Request Entity Too Large")
+        .await;
     crate::support::stack::finish(&stack, "connections");
 }

@@ -25,8 +25,8 @@ fn etag() -> Header {
 
 fn cache_control() -> Header {
     header(
-        "`public, max-age=<BLOG_PUBLIC_CACHE_SECONDS>` without `Authorization`; `private, \
-         no-cache` with it (the answer may be the caller's own)",
+        "`public, max-age=<BLOG_PUBLIC_CACHE_SECONDS>` without `Authorization`; `no-store` \
+         with it (the answer may be the caller's own: no cache keeps it)",
     )
 }
 

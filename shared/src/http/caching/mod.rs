@@ -14,18 +14,21 @@
 //! 2. The area's own layers: kept answers, counted views.
 //! 3. [`conditional`]: on a `200` answer to a GET or HEAD that carries an `ETag`,
 //!    `Cache-Control` unless the handler set one (`public, max-age=N` for a request without
-//!    `Authorization`; `private, no-cache` for one with it, whose answer may be the caller's
-//!    own, such as a comment tree with their pending comments: no shared cache stores it, and a
-//!    browser revalidates it) and `Vary: Authorization` (a browser that signs in does not reuse
-//!    the anonymous answer); and when the request's `If-None-Match` matches the tag, `304 Not
-//!    Modified` without a body, with the same `ETag`, `Cache-Control`, `Vary` and
-//!    `Last-Modified`. It sits outside the views layer, so a revalidated read counts a view.
+//!    `Authorization`; [`NO_STORE`] for one with it, whose answer may be the caller's own, such
+//!    as a comment tree with their pending comments: no cache, shared or the browser's, keeps
+//!    it) and `Vary: Authorization` (a browser that signs in does not reuse the anonymous
+//!    answer); and when the request's `If-None-Match` matches the tag, `304 Not Modified`
+//!    without a body, with the same `ETag`, `Cache-Control`, `Vary` and `Last-Modified`. It
+//!    sits outside the views layer, so a revalidated read counts a view.
 //!
-//! Every other answer (another status, another method, a route not marked) passes untouched.
+//! Every other answer (another status, another method, a route not marked) passes untouched
+//! here. Around every area, [`private::no_store`] then says [`NO_STORE`] on every answer to a
+//! request with `Authorization` and on every answer of the auth area, whatever the route.
 //! `If-Modified-Since` is not evaluated: `Last-Modified` is the time of an article's last
 //! edit, while its counters change without one, so only the entity tag says "unchanged".
 
 mod docs;
+pub mod private;
 pub mod validators;
 
 use std::time::Duration;
@@ -45,8 +48,8 @@ use utoipa_axum::router::OpenApiRouter;
 
 use validators::{entity_tag, IfNoneMatch};
 
-/// `Cache-Control` of an answer to a request with `Authorization`.
-pub const PRIVATE: &str = "private, no-cache";
+/// `Cache-Control` of an answer to a request with `Authorization`, and of the auth area's.
+pub const NO_STORE: &str = "no-store";
 
 /// The headers a `304 Not Modified` repeats from the `200` it stands for (RFC 9110 §15.4.5:
 /// the validators and the caching headers, nothing describing a body it does not have).
@@ -125,7 +128,7 @@ async fn revalidate(public: HeaderValue, request: Request, next: Next) -> Respon
     }
     let Some(current) = response.headers().get(ETAG).cloned() else { return response };
     let headers = response.headers_mut();
-    let freshness = if signed_in { HeaderValue::from_static(PRIVATE) } else { public };
+    let freshness = if signed_in { HeaderValue::from_static(NO_STORE) } else { public };
     headers.entry(CACHE_CONTROL).or_insert(freshness);
     if !varies_by_authorization(headers) {
         headers.append(VARY, HeaderValue::from_static("authorization"));

@@ -60,9 +60,9 @@ async fn a_marked_read_answers_its_tag_and_public_freshness() {
 }
 
 #[tokio::test]
-async fn a_request_with_a_token_is_answered_for_private_caches_only() {
+async fn a_request_with_a_token_is_answered_for_no_cache_to_keep() {
     let answer = send("GET", "/read", &[("authorization", "Bearer x")]).await;
-    assert_eq!(answer.header("cache-control"), PRIVATE);
+    assert_eq!(answer.header("cache-control"), "no-store");
     assert_eq!(answer.header("vary"), "authorization");
     assert!(!answer.header("etag").is_empty());
 }
@@ -85,7 +85,7 @@ async fn a_matching_if_none_match_answers_304_without_a_body_and_with_the_header
     let signed_in = [("if-none-match", tag.as_str()), ("authorization", "Bearer x")];
     let answer = send("GET", "/read", &signed_in).await;
     assert_eq!(answer.status, StatusCode::NOT_MODIFIED);
-    assert_eq!(answer.header("cache-control"), PRIVATE);
+    assert_eq!(answer.header("cache-control"), NO_STORE);
 }
 
 #[tokio::test]

@@ -10,8 +10,8 @@ use crate::{
 
 /// `Cache-Control` of an anonymous public read at the template's default `PublicCacheMaxAge`.
 const PUBLIC: &str = "public, max-age=60";
-/// `Cache-Control` of a public read asked with a token.
-const PRIVATE: &str = "private, no-cache";
+/// `Cache-Control` of every answer to a request with a token, and of every auth answer.
+const PRIVATE: &str = "no-store";
 
 async fn get(api: &Api, path: &str, headers: &[(&str, &str)]) -> Fetched {
     api.exchange("GET", path, headers).await
@@ -298,24 +298,31 @@ pub async fn head_answers_the_headers_of_get_where_the_api_routes_it(api: Api) {
 pub async fn errors_and_other_routes_carry_no_caching_headers(api: Api) {
     let Blog { id, admin, .. } = blog(&api).await;
     let bearer = format!("Bearer {admin}");
-    let answers = [
-        ("/api/v1/articles/9007199254740991".to_string(), vec![], 404),
-        ("/api/v1/articles?size=0".into(), vec![], 400),
-        ("/api/v1/categories/slug/none".into(), vec![], 404),
-        ("/api/v1/tags?orderBy=colour".into(), vec![], 400),
-        ("/api/v1/comments/tree?targetType=ARTICLE&targetId=9007199254740991".into(), vec![], 404),
-        ("/api/v1/admin/articles".into(), vec![("authorization", bearer.as_str())], 200),
-        (format!("/api/v1/admin/articles/{id}"), vec![("authorization", bearer.as_str())], 200),
-        ("/api/v1/users/me".into(), vec![("authorization", bearer.as_str())], 200),
+    let anonymous = [
+        ("/api/v1/articles/9007199254740991".to_string(), 404),
+        ("/api/v1/articles?size=0".into(), 400),
+        ("/api/v1/categories/slug/none".into(), 404),
+        ("/api/v1/tags?orderBy=colour".into(), 400),
+        ("/api/v1/comments/tree?targetType=ARTICLE&targetId=9007199254740991".into(), 404),
     ];
-    for (path, headers, status) in answers {
-        let mut headers = headers;
-        headers.push(("if-none-match", "*"));
-        let answer = get(&api, &path, &headers).await;
+    for (path, status) in anonymous {
+        let answer = get(&api, &path, &[("if-none-match", "*")]).await;
         assert_eq!(answer.status, status, "{path}: {answer:?}");
         for name in ["etag", "cache-control"] {
             assert!(!answer.headers.contains_key(name), "{path}: {name} {:?}", answer.headers);
         }
+    }
+    // Reads that are not public reads get no tag; with a token, nothing keeps them.
+    let signed_in = [
+        "/api/v1/admin/articles".to_string(),
+        format!("/api/v1/admin/articles/{id}"),
+        "/api/v1/users/me".into(),
+    ];
+    for path in signed_in {
+        let answer = get(&api, &path, &[("authorization", &bearer), ("if-none-match", "*")]).await;
+        assert_eq!(answer.status, 200, "{path}: {answer:?}");
+        assert!(!answer.headers.contains_key("etag"), "{path}: {:?}", answer.headers);
+        assert_eq!(header(&answer, "cache-control"), PRIVATE, "{path}");
     }
     // A comment alone is not a cached read (only the tree is).
     let tree = format!("/api/v1/comments/tree?targetType=ARTICLE&targetId={id}");
@@ -354,4 +361,60 @@ pub async fn browsers_may_send_if_none_match_and_read_the_tag(api: Api) {
     let answer = get(&api, path, &[origin, ("if-none-match", &tag)]).await;
     assert_not_modified(&answer, &tag, PUBLIC, path);
     assert!(!header(&answer, "access-control-allow-origin").is_empty(), "CORS on the 304 too");
+}
+
+/// Asserts that `answer` (to `what`) says `Cache-Control: no-store`.
+fn assert_no_store(answer: &Fetched, status: u16, what: &str) {
+    assert_eq!(answer.status, status, "{what}: {answer:?}");
+    assert_eq!(header(answer, "cache-control"), PRIVATE, "{what}: {:?}", answer.headers);
+}
+
+pub async fn every_answer_to_a_token_and_every_auth_answer_says_no_store(api: Api) {
+    let Blog { id, admin, .. } = blog(&api).await;
+    let post = |path: &'static str, authorization: Option<String>, body: Value| {
+        let api = &api;
+        async move {
+            let mut headers = vec![("content-type", "application/json")];
+            if let Some(authorization) = &authorization {
+                headers.push(("authorization", authorization.as_str()));
+            }
+            api.exchange_with("POST", path, &headers, body.to_string().into_bytes()).await
+        }
+    };
+    // The auth area, signed in or not, whatever the outcome.
+    let account = json!({"username": "nostore", "password": "Passw0rd1",
+        "email": "nostore@example.com"});
+    let registered = post("/api/v1/auth/register", None, account.clone()).await;
+    assert_no_store(&registered, 200, "register");
+    let user = json_of(&registered)["data"]["id"].clone();
+    assert_no_store(&post("/api/v1/auth/register", None, account).await, 400, "a taken name");
+    let credentials = json!({"username": "nostore", "password": "Passw0rd1"});
+    let login = post("/api/v1/auth/login", None, credentials).await;
+    assert_no_store(&login, 200, "login (the token)");
+    let token = json_of(&login)["data"]["token"].as_str().unwrap().to_string();
+    let wrong = json!({"username": "nostore", "password": "Wrong0pass"});
+    assert_no_store(&post("/api/v1/auth/login", None, wrong).await, 401, "a failed login");
+    let bearer = format!("Bearer {token}");
+    let logout = post("/api/v1/auth/logout", Some(bearer.clone()), json!({})).await;
+    assert_no_store(&logout, 200, "logout");
+    // Every other area, with a token: own profile, administration, public reads, refusals.
+    let admin_bearer = format!("Bearer {admin}");
+    let reads = [
+        ("/api/v1/users/me".to_string(), bearer.as_str(), 200),
+        (format!("/api/v1/users/{user}"), admin_bearer.as_str(), 200),
+        (format!("/api/v1/users/{user}"), bearer.as_str(), 403),
+        ("/api/v1/admin/articles".into(), admin_bearer.as_str(), 200),
+        ("/api/v1/articles".into(), bearer.as_str(), 200),
+        (format!("/api/v1/articles/{id}"), bearer.as_str(), 200),
+        ("/api/v1/tags".into(), "Bearer not-a-token", 200),
+        ("/api/v1/users/me".into(), "Bearer not-a-token", 401),
+    ];
+    for (path, authorization, status) in reads {
+        let answer = get(&api, &path, &[("authorization", authorization)]).await;
+        assert_no_store(&answer, status, &path);
+    }
+    // Anonymous public reads keep their public caching.
+    for path in ["/api/v1/articles".to_string(), format!("/api/v1/articles/{id}")] {
+        assert_public(&get(&api, &path, &[]).await, &path);
+    }
 }

@@ -1,5 +1,5 @@
 //! API tests of the HTTP caching of the public reads (entity tags, conditional requests,
-//! freshness headers), on every target.
+//! freshness headers) and of the answers no cache keeps, on every target.
 
 mod cases;
 
@@ -14,4 +14,5 @@ on_every_target!(
     cases::errors_and_other_routes_carry_no_caching_headers,
     cases::the_max_age_follows_the_template_parameter,
     cases::browsers_may_send_if_none_match_and_read_the_tag,
+    cases::every_answer_to_a_token_and_every_auth_answer_says_no_store,
 );

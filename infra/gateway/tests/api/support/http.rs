@@ -95,19 +95,24 @@ impl Api {
     /// Sends `method` `path` (path and query) with `headers` and no body: the answer's status,
     /// every header and the body's bytes (a HEAD or 304 answer's empty body included).
     pub async fn exchange(&self, method: &str, path: &str, headers: &[(&str, &str)]) -> Fetched {
-        match &self.transport {
-            Transport::InProcess(_) => {
-                let url = format!("{IN_PROCESS_BASE}{path}");
-                let owned: Vec<(String, String)> =
-                    headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-                self.fetch(method, &url, &owned, Vec::new()).await
-            }
-            Transport::Http { base, .. } => {
-                let owned: Vec<(String, String)> =
-                    headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-                self.fetch(method, &format!("{base}{path}"), &owned, Vec::new()).await
-            }
-        }
+        self.exchange_with(method, path, headers, Vec::new()).await
+    }
+
+    /// [`Api::exchange`] with a body.
+    pub async fn exchange_with(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Vec<u8>,
+    ) -> Fetched {
+        let owned: Vec<(String, String)> =
+            headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let url = match &self.transport {
+            Transport::InProcess(_) => format!("{IN_PROCESS_BASE}{path}"),
+            Transport::Http { base, .. } => format!("{base}{path}"),
+        };
+        self.fetch(method, &url, &owned, body).await
     }
 
     /// A GET of `path` on the API, its body as bytes (for answers that are not JSON); under
