@@ -126,7 +126,10 @@ pub struct Config {
     pub s3_endpoint: Option<String>,
     /// Validity of a pre-signed upload URL.
     pub upload_url_ttl: Duration,
-    /// Base URL of the local gateway as browsers reach it (the local blob store's URLs).
+    /// Base URL of the API as its clients reach it, without a trailing `/`
+    /// (`BLOG_PUBLIC_BASE_URL`; the template's `ApiBaseUrl`, else `SiteUrl`): the feeds' self
+    /// links and the sitemap index's locations start with it, never with a request's `Host`,
+    /// and so do the local blob store's URLs.
     pub public_base_url: String,
     /// Running inside AWS Lambda (`AWS_LAMBDA_RUNTIME_API` set): work after a response must
     /// finish before the handler returns, as the environment is frozen afterwards.
@@ -286,8 +289,10 @@ impl Config {
             bucket_name: lookup("BLOG_BUCKET_NAME"),
             s3_endpoint: lookup("BLOG_S3_ENDPOINT"),
             upload_url_ttl: upload_url_ttl(&lookup)?,
-            public_base_url: lookup("BLOG_PUBLIC_BASE_URL")
-                .unwrap_or_else(|| format!("http://127.0.0.1:{port}")),
+            public_base_url: match lookup("BLOG_PUBLIC_BASE_URL") {
+                Some(raw) => site::base_url("BLOG_PUBLIC_BASE_URL", &raw)?,
+                None => format!("http://127.0.0.1:{port}"),
+            },
             in_lambda,
             initialized_ahead: lookup("AWS_LAMBDA_INITIALIZATION_TYPE")
                 .is_some_and(|kind| kind != "on-demand"),

@@ -29,7 +29,7 @@ impl Site {
     /// Reads and checks the site's variables through `lookup` (empty values count as unset).
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> anyhow::Result<Site> {
         let url = lookup("BLOG_SITE_URL").unwrap_or_else(|| "https://blog.example.com".into());
-        let url = site_url(&url)?;
+        let url = base_url("BLOG_SITE_URL", &url)?;
         let pattern = |name: &str, default: &str, placeholder: &str| {
             page_pattern(&url, name, &lookup(name).unwrap_or_else(|| default.into()), placeholder)
         };
@@ -80,19 +80,21 @@ impl Site {
     }
 }
 
-/// An absolute http(s) URL with a host and neither query nor fragment; the trailing `/` dropped.
-fn site_url(raw: &str) -> anyhow::Result<String> {
+/// The value of the variable `name`: an absolute http(s) URL with a host and neither query nor
+/// fragment; the trailing `/` dropped.
+pub(super) fn base_url(name: &str, raw: &str) -> anyhow::Result<String> {
     let trimmed = raw.trim().trim_end_matches('/');
     let uri: Option<axum::http::Uri> = trimmed.parse().ok();
     let valid = uri.as_ref().is_some_and(|uri| {
         matches!(uri.scheme_str(), Some("http" | "https"))
             && uri.host().is_some_and(|host| !host.is_empty())
+            && !uri.authority().is_some_and(|authority| authority.as_str().contains('@'))
             && uri.query().is_none()
             && !trimmed.contains('#')
     });
     if !valid {
         bail!(
-            "BLOG_SITE_URL must be an absolute http(s) URL without query or fragment, such as \
+            "{name} must be an absolute http(s) URL without query or fragment, such as \
              https://blog.example.com, not `{raw}`"
         );
     }

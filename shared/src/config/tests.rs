@@ -20,11 +20,17 @@ fn defaults_serve_the_embedded_store_on_port_3000() {
 }
 
 #[test]
-fn uploads_default_to_15_minute_urls_on_the_gateway_address() {
+fn uploads_default_to_15_minute_urls_and_the_api_base_url_to_the_gateway_address() {
     let defaults = config(&[("BLOG_PORT", "8080")]).unwrap();
     assert_eq!(defaults.upload_url_ttl, Duration::from_secs(900));
     assert_eq!(defaults.public_base_url, "http://127.0.0.1:8080");
     assert!(!defaults.in_lambda && defaults.bucket_name.is_none());
+    let api = config(&[("BLOG_PUBLIC_BASE_URL", "https://api.blog.example.com/")]).unwrap();
+    assert_eq!(api.public_base_url, "https://api.blog.example.com", "no trailing /");
+    for bad in ["api.blog.example.com", "ftp://h.example", "https://h.example/?a=1", "http://u@h"] {
+        let error = config(&[("BLOG_PUBLIC_BASE_URL", bad)]).expect_err(bad).to_string();
+        assert!(error.contains("BLOG_PUBLIC_BASE_URL"), "{error}");
+    }
     let short = config(&[("BLOG_UPLOAD_URL_MINUTES", "5")]).unwrap();
     assert_eq!(short.upload_url_ttl, Duration::from_secs(300));
     assert!(config(&[("BLOG_UPLOAD_URL_MINUTES", "0")]).is_err());

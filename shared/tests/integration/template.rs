@@ -259,6 +259,33 @@ fn the_sdk_clients_trust_the_roots_the_template_parameter_names() {
     assert!(config("aws").is_ok() && config("system").is_ok(), "both values parse");
 }
 
+#[test]
+fn the_documents_base_url_is_the_api_base_url_parameter_else_the_site_url() {
+    let template = template();
+    let articles = resource(&template, "ArticlesFunction");
+    let variable = articles.iter().find_map(|line| value_of(line, "BLOG_PUBLIC_BASE_URL"));
+    assert_eq!(variable, Some("!If [HasApiBaseUrl, !Ref ApiBaseUrl, !Ref SiteUrl]"));
+    assert!(template.contains("  HasApiBaseUrl: !Not [!Equals [!Ref ApiBaseUrl, \"\"]]"));
+    let parameter = resource(&template, "ApiBaseUrl");
+    let find = |key: &str| parameter.iter().find_map(|line| value_of(line, key)).expect(key);
+    assert_eq!(find("Default"), "");
+    // CloudFormation refuses what the function would refuse at start, and lets the rest pass.
+    let pattern = regex::Regex::new(&find("AllowedPattern").replace("\\\\", "\\")).unwrap();
+    let config = |value: &str| {
+        blog_shared::config::Config::from_lookup(|name| {
+            (name == "BLOG_PUBLIC_BASE_URL").then(|| value.to_string())
+        })
+    };
+    let good = ["https://api.blog.example.com", "http://127.0.0.1:8080/", "https://h.example/api"];
+    for value in good {
+        assert!(pattern.is_match(value) && config(value).is_ok(), "{value}");
+    }
+    assert!(pattern.is_match(""), "empty: SiteUrl");
+    for value in ["api.example.com", "ftp://h.example", "https://h.example/?a=1", "https://u@h"] {
+        assert!(!pattern.is_match(value) && config(value).is_err(), "{value}");
+    }
+}
+
 /// The HttpApi route events of every function, generated from the areas it serves: one event
 /// per endpoint, named after its `operationId`, in the areas' order.
 fn route_events(function: &blog_shared::api::Function) -> String {

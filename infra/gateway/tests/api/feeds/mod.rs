@@ -5,6 +5,7 @@
 mod check;
 mod costs;
 mod documents;
+mod hosts;
 mod sitemap;
 
 on_every_target!(
@@ -15,4 +16,5 @@ on_every_target!(
     sitemap::a_sitemap_file_name_is_checked_and_an_empty_range_names_no_file,
     sitemap::past_the_per_file_limit_the_sitemap_is_an_index_of_its_files,
     costs::feeds_and_the_sitemap_cost_what_the_data_model_says,
+    hosts::a_forged_host_appears_in_no_feed_or_sitemap,
 );

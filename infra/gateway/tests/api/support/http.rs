@@ -11,7 +11,7 @@ use tower::ServiceExt;
 use super::{header_of, headers_of, Api, Fetched, Reply, Transport, IN_PROCESS_BASE};
 
 /// The host in-process requests for documents name.
-const DOCUMENT_ORIGIN: &str = "http://feeds.test";
+const DOCUMENT_HOST: &str = "feeds.test";
 
 impl Api {
     /// Sends a request to an absolute URL the API handed out (a signed upload or access URL):
@@ -143,22 +143,38 @@ impl Api {
         }
     }
 
-    /// The origin the API sees its requests come to (`scheme://host[:port]`): over HTTP the
-    /// base URL; in-process the host [`Api::document`] names.
+    /// The configured base URL of the API that documents (feeds, sitemaps) build their absolute
+    /// URLs of the API with (`BLOG_PUBLIC_BASE_URL`; on the stack, the articles function's).
     pub fn origin(&self) -> String {
-        match &self.transport {
-            Transport::InProcess(_) => DOCUMENT_ORIGIN.to_string(),
-            Transport::Http { base, .. } => base.clone(),
+        match &self.stack {
+            Some(stack) => {
+                let articles = stack.function("ArticlesFunction").expect("the articles function");
+                let environment = articles.config().environment;
+                let base = environment.iter().find(|(name, _)| name == "BLOG_PUBLIC_BASE_URL");
+                let base = base.expect("the articles function's BLOG_PUBLIC_BASE_URL").1.clone();
+                base.trim_end_matches('/').to_string()
+            }
+            None => self.ctx.config.public_base_url.clone(),
         }
     }
 
     /// A GET of `path` whose answer is a document (a feed, a sitemap), as a client on the
-    /// network sends it: in-process with the `Host` header of [`Api::origin`].
+    /// network sends it: in-process with the `Host` header of a network client.
     pub async fn document(&self, path: &str) -> Fetched {
+        self.document_with(path, &[]).await
+    }
+
+    /// [`Api::document`] with `headers` (a `Host` among them replaces the client's own).
+    pub async fn document_with(&self, path: &str, headers: &[(&str, &str)]) -> Fetched {
         match &self.transport {
             Transport::InProcess(router) => {
-                let host = DOCUMENT_ORIGIN.trim_start_matches("http://");
-                let request = Request::builder().uri(path).header("host", host);
+                let mut request = Request::builder().uri(path);
+                if !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("host")) {
+                    request = request.header("host", DOCUMENT_HOST);
+                }
+                for (name, value) in headers {
+                    request = request.header(*name, *value);
+                }
                 let response =
                     router.clone().oneshot(request.body(Body::empty()).unwrap()).await.unwrap();
                 let status = response.status().as_u16();
@@ -168,7 +184,9 @@ impl Api {
                 Fetched { status, content_type, body, headers }
             }
             Transport::Http { base, .. } => {
-                self.fetch("GET", &format!("{base}{path}"), &[], Vec::new()).await
+                let owned: Vec<(String, String)> =
+                    headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+                self.fetch("GET", &format!("{base}{path}"), &owned, Vec::new()).await
             }
         }
     }

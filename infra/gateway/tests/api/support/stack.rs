@@ -205,12 +205,16 @@ impl Api {
 fn variable_referring_to(name: &str) -> &'static str {
     let template = Template::load(&workspace().join("template.yaml")).expect("template.yaml");
     let reference = serde_json::json!({ "Ref": name });
+    // `!Ref name`, or `!If [condition, !Ref name, default]` (the parameter when it is set).
+    let refers = |value: &serde_json::Value| {
+        *value == reference || value["Fn::If"].get(1).is_some_and(|then| *then == reference)
+    };
     let functions = template.functions().expect("functions");
     let variable = functions
         .iter()
         .flat_map(|f| f.environment.iter())
-        .find(|(_, value)| **value == reference)
+        .find(|(_, value)| refers(value))
         .map(|(variable, _)| variable.clone())
-        .unwrap_or_else(|| panic!("no variable of the template is `!Ref {name}`"));
+        .unwrap_or_else(|| panic!("no variable of the template is `!Ref {name}` when it is set"));
     Box::leak(variable.into_boxed_str())
 }
