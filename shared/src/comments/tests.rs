@@ -25,6 +25,7 @@ fn comment(id: u64, parent: Option<u64>, user: u64, status: CommentStatus) -> St
         like_count: 0,
         reply_count: 0,
         is_edited: false,
+        thread_rev: 0,
         create_time: "2026-01-01T00:00:00".into(),
         update_time: "2026-01-01T00:00:00".into(),
     }
