@@ -176,7 +176,7 @@ pub(super) async fn moderate(
             return Ok(comment.admin_view());
         }
         let thread = Thread::of(ctx.table.as_ref(), &comment).await?;
-        let Some(read) = thread.get(id) else { continue };
+        let Some(read) = thread.still(&comment) else { continue };
         let writes = thread.status_change(read, to, extra.clone());
         match ctx.table.transact(writes).await {
             Ok(()) => {

@@ -107,7 +107,7 @@ pub async fn update(
             && comment.status == CommentStatus::Approved;
         let (mut writes, status) = if back_to_pending {
             let thread = Thread::of(table, &comment).await?;
-            let Some(read) = thread.get(id) else { continue };
+            let Some(read) = thread.still(&comment) else { continue };
             (thread.status_change(read, CommentStatus::Pending, content), CommentStatus::Pending)
         } else {
             let write = Write::Update {
@@ -151,7 +151,7 @@ pub(super) async fn remove(
         cleared = cleared.set("deleteReason", s(reason));
     }
     let thread = Thread::of(ctx.table.as_ref(), comment).await?;
-    let Some(read) = thread.get(comment.id) else { return Ok(false) };
+    let Some(read) = thread.still(comment) else { return Ok(false) };
     let writes = thread.status_change(read, CommentStatus::Deleted, cleared);
     match ctx.table.transact(writes).await {
         Ok(()) => Ok(true),

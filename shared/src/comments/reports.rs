@@ -345,10 +345,11 @@ async fn close(ctx: &AppContext, id: u64, to: ReportStatus) -> Result<Report, Co
             comment.filter(|c| matches!(c.status, CommentStatus::Pending | CommentStatus::Approved))
         {
             let thread = Thread::of(table, &comment).await?;
-            if let Some(read) = thread.get(comment.id) {
-                let reason = Update::new().set("rejectReason", s(format!("report {id} upheld")));
-                writes.extend(thread.status_change(read, CommentStatus::Rejected, reason));
-            }
+            let read = thread.still(&comment).ok_or_else(|| {
+                Failure::Conflict("the comment changed meanwhile: try again".into())
+            })?;
+            let reason = Update::new().set("rejectReason", s(format!("report {id} upheld")));
+            writes.extend(thread.status_change(read, CommentStatus::Rejected, reason));
         }
     }
     match table.transact(writes).await {

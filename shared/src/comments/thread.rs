@@ -87,9 +87,9 @@ impl Thread {
         })
     }
 
-    /// The comment `id` as read with its thread.
-    pub fn get(&self, id: u64) -> Option<&StoredComment> {
-        self.comments.get(&id)
+    /// `comment` as read with its thread, when its status is still the one it had.
+    pub fn still(&self, comment: &StoredComment) -> Option<&StoredComment> {
+        self.comments.get(&comment.id).filter(|c| c.status == comment.status)
     }
 
     /// Comments counted in `commentCount` when `changed` has the given status: APPROVED, under
@@ -124,7 +124,7 @@ impl Thread {
         to: CommentStatus,
         extra: Update,
     ) -> Vec<Write> {
-        let root = self.get(comment.root_id);
+        let root = self.comments.get(&comment.root_id);
         let rev = root.map_or(0, |r| r.thread_rev);
         let mut update = extra
             .set("status", s(to.name()))
