@@ -49,7 +49,9 @@ pub(super) async fn own(
 ) -> Result<StoredComment, CommentError> {
     let found = repo::find_with_article(ctx.table.as_ref(), id).await?;
     let comment = found
-        .filter(|(c, article)| c.visible_to(Some((caller.id, caller.is_admin()))) && (*article || !readable))
+        .filter(|(c, article)| {
+            c.visible_to(Some((caller.id, caller.is_admin()))) && (*article || !readable)
+        })
         .map(|(comment, _)| comment)
         .ok_or(CommentError::CommentNotFound)?;
     if comment.user_id != caller.id && !(admin_may && caller.is_admin()) {
@@ -92,10 +94,9 @@ pub async fn update(
     let html = articles::render_comment(&input.content);
     let table = ctx.table.as_ref();
     for _ in 0..ATTEMPTS {
-        let (comment, window) =
-            try_join!(own(&ctx, &caller, id, false, true), async {
-                Ok(Window::read(table, rate::EDITS, caller.id).await?)
-            })?;
+        let (comment, window) = try_join!(own(&ctx, &caller, id, false, true), async {
+            Ok(Window::read(table, rate::EDITS, caller.id).await?)
+        })?;
         window.check()?;
         let time = crate::time::now_string();
         let content = Update::new()

@@ -7,6 +7,7 @@
 
 mod admin;
 mod caller;
+mod detail;
 mod edit;
 pub mod envelope;
 mod keys;

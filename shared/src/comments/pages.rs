@@ -35,11 +35,9 @@ pub struct TreePage {
 fn number(name: &str, raw: Option<&str>, max: u64, default: u64) -> Result<u64, CommentError> {
     match raw.map(str::trim) {
         None | Some("") => Ok(default),
-        Some(raw) => raw
-            .parse::<u64>()
-            .ok()
-            .filter(|n| (1..=max).contains(n))
-            .ok_or_else(|| CommentError::param(format!("{name} must be an integer from 1 to {max}"))),
+        Some(raw) => raw.parse::<u64>().ok().filter(|n| (1..=max).contains(n)).ok_or_else(|| {
+            CommentError::param(format!("{name} must be an integer from 1 to {max}"))
+        }),
     }
 }
 

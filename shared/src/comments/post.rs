@@ -126,8 +126,7 @@ async fn answerable(
     if above.iter().any(|a| a.status.hides_replies() && !a.visible_to(viewer)) {
         return Err(CommentError::CommentNotFound);
     }
-    if parent.status != CommentStatus::Approved || above.iter().any(|a| a.status.hides_replies())
-    {
+    if parent.status != CommentStatus::Approved || above.iter().any(|a| a.status.hides_replies()) {
         return Err(CommentError::param(format!(
             "parentId: comment {} takes no reply: it is {} or under a comment that is not \
              approved",

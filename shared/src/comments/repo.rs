@@ -7,10 +7,7 @@ use crate::{
     records::{self, query_all},
 };
 
-use super::{
-    keys,
-    model::StoredComment,
-};
+use super::{keys, model::StoredComment};
 
 /// The comment's item, with its administration and per-user index keys.
 pub fn item_of(comment: &StoredComment) -> Result<Item, TableError> {

@@ -21,6 +21,7 @@ use crate::{
 };
 
 use super::{
+    detail,
     envelope::{
         CommentEnvelope as Envelope, CommentError, CommentErrorEnvelope as Error, CommentOk,
     },
@@ -140,27 +141,6 @@ pub struct ReportInput {
     detail: Option<String>,
 }
 
-/// Characters a report's detail loses: control characters (general category Cc; tabs and line
-/// breaks become spaces) and the bidirectional controls (the Unicode property Bidi_Control:
-/// the marks U+061C, U+200E, U+200F, the embeddings and overrides U+202A-U+202E and the
-/// isolates U+2066-U+2069), which could disguise the text an administrator reads.
-pub(super) fn clean_detail(detail: &str) -> String {
-    const BIDI_CONTROL: [char; 12] = [
-        '\u{061C}', '\u{200E}', '\u{200F}', '\u{202A}', '\u{202B}', '\u{202C}', '\u{202D}',
-        '\u{202E}', '\u{2066}', '\u{2067}', '\u{2068}', '\u{2069}',
-    ];
-    detail
-        .chars()
-        .filter_map(|c| match c {
-            '\t' | '\n' | '\r' => Some(' '),
-            c if c.is_control() || BIDI_CONTROL.contains(&c) => None,
-            c => Some(c),
-        })
-        .collect::<String>()
-        .trim()
-        .to_string()
-}
-
 /// Reports a comment the caller sees, not their own (signed in); one open report per user and
 /// comment, at most 10 reports a minute per user.
 #[utoipa::path(
@@ -190,7 +170,7 @@ pub async fn report(
     PathId(id, ..): PathId<CommentError>,
     JsonBody(input, ..): JsonBody<ReportInput, CommentError>,
 ) -> Result<CommentOk<Report>, CommentError> {
-    let detail = clean_detail(&input.detail.unwrap_or_default());
+    let detail = detail::cleaned(&input.detail.unwrap_or_default());
     if detail.chars().count() > 500 {
         return Err(CommentError::param("detail must have at most 500 characters"));
     }
@@ -206,10 +186,8 @@ pub async fn report(
     let marker_key = keys::open_report(caller.id, id);
     let mut report_id = None;
     for _ in 0..ATTEMPTS {
-        let (marker, window) = try_join!(
-            table.get(&marker_key),
-            Window::read(table, rate::REPORTS, caller.id)
-        )?;
+        let (marker, window) =
+            try_join!(table.get(&marker_key), Window::read(table, rate::REPORTS, caller.id))?;
         if marker.is_some() {
             return Err(already_open());
         }

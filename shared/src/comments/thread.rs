@@ -95,8 +95,7 @@ impl Thread {
     /// Comments counted in `commentCount` when `changed` has the given status: APPROVED, under
     /// no PENDING or REJECTED ancestor.
     fn counted(&self, changed: (u64, CommentStatus)) -> i64 {
-        let status =
-            |c: &StoredComment| if c.id == changed.0 { changed.1 } else { c.status };
+        let status = |c: &StoredComment| if c.id == changed.0 { changed.1 } else { c.status };
         let shown = |comment: &StoredComment| {
             let mut next = comment.parent_id;
             while let Some(parent) = next.and_then(|id| self.comments.get(&id)) {
@@ -107,10 +106,8 @@ impl Thread {
             }
             true
         };
-        self.comments
-            .values()
-            .filter(|c| status(c) == CommentStatus::Approved && shown(c))
-            .count() as i64
+        self.comments.values().filter(|c| status(c) == CommentStatus::Approved && shown(c)).count()
+            as i64
     }
 
     /// The writes that move `comment` (as read with the thread) to `to`, with `extra` changes
@@ -156,7 +153,11 @@ impl Thread {
         }
         let counted = self.counted((comment.id, to)) - self.counted((comment.id, comment.status));
         if counted != 0 {
-            writes.push(articles::counter_add(comment.article_id, articles::COMMENT_COUNT, counted));
+            writes.push(articles::counter_add(
+                comment.article_id,
+                articles::COMMENT_COUNT,
+                counted,
+            ));
         }
         match comment.parent_id {
             Some(parent) if replies != 0 && parent != comment.root_id => {

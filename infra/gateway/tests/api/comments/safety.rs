@@ -160,9 +160,8 @@ pub async fn nothing_under_a_rejected_comment_is_shown_counted_or_readable_by_ot
         let path = format!("{ADMIN_BASE}/{comment}/{action}");
         let (api, admin) = (&api, admin.as_str());
         async move {
-            let calls = (0..6).map(|_| {
-                api.call("POST", &path, Some(admin), Some(json!({"reason": "rude"})))
-            });
+            let calls = (0..6)
+                .map(|_| api.call("POST", &path, Some(admin), Some(json!({"reason": "rude"}))));
             for reply in join_all(calls).await {
                 assert_ok(&reply);
             }
@@ -222,7 +221,9 @@ pub async fn comments_of_a_deleted_article_can_no_longer_be_changed(api: Api) {
     let comment = posted(&api, &alice, &id, None, "mine").await;
     let path = format!("/api/v1/comments/{comment}");
     assert_ok(&api.call("POST", &format!("{path}/like"), Some(&bob), None).await);
-    assert_ok(&api.call("DELETE", &format!("/api/v1/admin/articles/{id}"), Some(&admin), None).await);
+    assert_ok(
+        &api.call("DELETE", &format!("/api/v1/admin/articles/{id}"), Some(&admin), None).await,
+    );
     let edit = Some(json!({"content": "changed"}));
     assert_error(&api.call("PUT", &path, Some(&alice), edit).await, 404, "COMMENT_NOT_FOUND");
     for method in ["POST", "DELETE"] {
