@@ -12,7 +12,7 @@ use crate::{
         extract::{parse_json, PathId, QueryParams},
         Failure,
     },
-    ports::table::{Index, Query, TableError},
+    ports::table::{s, Index, Query, TableError, Update},
     records::{self, query_all},
     users::principal::AdminOnly,
 };
@@ -26,6 +26,7 @@ use super::{
     model::{Comment, CommentStatus, StoredComment},
     paging::{id_filter, Paged, Paging},
     repo,
+    thread::Thread,
 };
 
 const ATTEMPTS: usize = 5;
@@ -164,7 +165,7 @@ pub(super) async fn moderate(
     ctx: &AppContext,
     id: u64,
     to: CommentStatus,
-    set: Vec<(&str, String)>,
+    extra: Update,
 ) -> Result<Comment, CommentError> {
     for _ in 0..ATTEMPTS {
         let comment = repo::find(ctx.table.as_ref(), id)
@@ -174,20 +175,24 @@ pub(super) async fn moderate(
         if comment.status == to {
             return Ok(comment.admin_view());
         }
-        let writes = repo::status_change(&comment, to, set.clone());
+        let thread = Thread::of(ctx.table.as_ref(), &comment).await?;
+        let Some(read) = thread.still(&comment) else { continue };
+        let writes = thread.status_change(read, to, extra.clone());
         match ctx.table.transact(writes).await {
             Ok(()) => {
                 let after = repo::get_in(ctx.table.as_ref(), comment.article_id, id).await?;
                 return Ok(after.ok_or(CommentError::CommentNotFound)?.admin_view());
             }
-            Err(TableError::TransactionCancelled { failed }) if failed.contains(&0) => continue,
+            // The comment or its thread changed meanwhile: read again.
+            Err(TableError::TransactionCancelled { .. }) => continue,
             Err(other) => return Err(other.into()),
         }
     }
     Err(Failure::Conflict("the comment kept changing: try again".into()).into())
 }
 
-/// Approves a PENDING or REJECTED comment (administrators): it shows and counts.
+/// Approves a PENDING or REJECTED comment (administrators): it shows and counts, with the
+/// replies under it that it hid.
 #[utoipa::path(
     post,
     path = "/{id}/approve",
@@ -209,11 +214,11 @@ pub async fn approve(
     _admin: Admin,
     PathId(id, ..): Id,
 ) -> Result<CommentOk<Comment>, CommentError> {
-    moderate(&ctx, id, CommentStatus::Approved, Vec::new()).await.map(CommentOk)
+    moderate(&ctx, id, CommentStatus::Approved, Update::new()).await.map(CommentOk)
 }
 
 /// Rejects a comment (administrators; body `reason` required): only its author and
-/// administrators see it afterwards.
+/// administrators see it, and the replies under it, afterwards; none of them counts.
 #[utoipa::path(
     post,
     path = "/{id}/reject",
@@ -238,7 +243,8 @@ pub async fn reject(
     body: Bytes,
 ) -> Result<CommentOk<Comment>, CommentError> {
     let reason = reason(&body, true)?.unwrap_or_default();
-    moderate(&ctx, id, CommentStatus::Rejected, vec![("rejectReason", reason)]).await.map(CommentOk)
+    let extra = Update::new().set("rejectReason", s(reason));
+    moderate(&ctx, id, CommentStatus::Rejected, extra).await.map(CommentOk)
 }
 
 /// Deletes any comment (administrators; body `reason`, optional): as its author's delete.

@@ -115,7 +115,7 @@ pub enum CommentErrorCode {
     CommentTooDeep,
     /// 404: no readable article.
     ArticleNotFound,
-    /// 429: more than 5 comments in a minute.
+    /// 429: more than 5 comments, 10 edits or 10 reports in a minute.
     TooManyRequests,
     /// 500: internal error.
     SystemError,
@@ -151,10 +151,14 @@ pub enum CommentError {
     #[error("article does not exist")]
     ArticleNotFound,
     /// 429 TOO_MANY_REQUESTS with `Retry-After`.
-    #[error("at most 5 comments a minute: retry in {retry_after_secs} s")]
+    #[error("at most {per_minute} {what} a minute: retry in {retry_after_secs} s")]
     TooManyRequests {
         /// Seconds until the window ends.
         retry_after_secs: u64,
+        /// The limit.
+        per_minute: i64,
+        /// What is limited (`comments`, `edits`, `reports`).
+        what: &'static str,
     },
 }
 
@@ -199,7 +203,7 @@ impl IntoResponse for CommentError {
     fn into_response(self) -> Response {
         let (status, error_code) = (self.kind().status(), self.error_code());
         let retry_after = match self {
-            Self::TooManyRequests { retry_after_secs } => Some(retry_after_secs.max(1)),
+            Self::TooManyRequests { retry_after_secs, .. } => Some(retry_after_secs.max(1)),
             _ => None,
         };
         let message = match self {

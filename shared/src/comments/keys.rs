@@ -39,9 +39,11 @@ pub fn article_like(user_id: u64, article_id: u64) -> Key {
     Key::new(format!("LIKES#{user_id}"), format!("A#{article_id:016}"))
 }
 
-/// A user's comment-rate window of one minute (epoch minutes).
-pub fn rate_window(user_id: u64, minute: i64) -> Key {
-    Key::new(format!("CRATE#{user_id}"), minute.to_string())
+/// A user's rate window of one minute (epoch minutes) of one kind of write: comments (kind
+/// `""`: the sort key is the minute), edits (`E`), reports (`R`) (`<kind>#<minute>`).
+pub fn rate_window(kind: &str, user_id: u64, minute: i64) -> Key {
+    let sort = if kind.is_empty() { minute.to_string() } else { format!("{kind}#{minute}") };
+    Key::new(format!("CRATE#{user_id}"), sort)
 }
 
 /// A report.

@@ -25,7 +25,7 @@ use super::{
     },
     keys,
     model::StoredComment,
-    repo,
+    repo, thread,
 };
 
 const ATTEMPTS: usize = 5;
@@ -52,16 +52,19 @@ async fn apply(ctx: &AppContext, writes: Vec<Write>) -> Result<Option<()>, Comme
     }
 }
 
-/// A comment the caller sees (not deleted), else COMMENT_NOT_FOUND.
+/// A comment the caller sees (not deleted, under no comment hidden from them) on a readable
+/// article, else COMMENT_NOT_FOUND.
 async fn likable(
     ctx: &AppContext,
     caller: &Principal,
     id: u64,
 ) -> Result<StoredComment, CommentError> {
-    repo::find(ctx.table.as_ref(), id)
-        .await?
-        .filter(|c| c.visible_to(Some((caller.id, caller.is_admin()))))
-        .ok_or(CommentError::CommentNotFound)
+    let table = ctx.table.as_ref();
+    let viewer = Some((caller.id, caller.is_admin()));
+    match repo::find_with_article(table, id).await? {
+        Some((comment, true)) if thread::shown_to(table, &comment, viewer).await? => Ok(comment),
+        _ => Err(CommentError::CommentNotFound),
+    }
 }
 
 async fn like_comment(
@@ -133,7 +136,8 @@ async fn like_article(
         (status = 200, description = "Liked (also when it already was)", body = Envelope<Null>),
         (status = 400, description = "A bad id (PARAM_ERROR)", body = Error),
         (status = 401, description = UNAUTHORIZED, body = Error),
-        (status = 404, description = "No such comment for the caller (COMMENT_NOT_FOUND)", body = Error),
+        (status = 404, description = "No such comment for the caller, or one on an article \
+            deleted or no longer published (COMMENT_NOT_FOUND)", body = Error),
         (status = 500, description = INTERNAL, body = Error),
     )
 )]
@@ -157,7 +161,8 @@ pub async fn like(
         (status = 200, description = "Not liked (also when it was not)", body = Envelope<Null>),
         (status = 400, description = "A bad id (PARAM_ERROR)", body = Error),
         (status = 401, description = UNAUTHORIZED, body = Error),
-        (status = 404, description = "No such comment for the caller (COMMENT_NOT_FOUND)", body = Error),
+        (status = 404, description = "No such comment for the caller, or one on an article \
+            deleted or no longer published (COMMENT_NOT_FOUND)", body = Error),
         (status = 500, description = INTERNAL, body = Error),
     )
 )]
@@ -181,7 +186,8 @@ pub async fn unlike(
         (status = 200, description = "Whether the caller likes it", body = Envelope<bool>),
         (status = 400, description = "A bad id (PARAM_ERROR)", body = Error),
         (status = 401, description = UNAUTHORIZED, body = Error),
-        (status = 404, description = "No such comment for the caller (COMMENT_NOT_FOUND)", body = Error),
+        (status = 404, description = "No such comment for the caller, or one on an article \
+            deleted or no longer published (COMMENT_NOT_FOUND)", body = Error),
         (status = 500, description = INTERNAL, body = Error),
     )
 )]

@@ -7,19 +7,23 @@
 
 mod admin;
 mod caller;
+mod detail;
 mod edit;
 pub mod envelope;
 mod keys;
 mod likes;
 pub mod model;
+mod pages;
 mod paging;
 mod post;
 mod public;
+mod rate;
 mod renames;
 mod repo;
 mod reports;
 #[cfg(test)]
 mod tests;
+mod thread;
 
 use utoipa_axum::{router::OpenApiRouter, routes};
 

@@ -35,6 +35,12 @@ impl CommentStatus {
         }
     }
 
+    /// Whether it hides its replies from everyone but its author and administrators (PENDING,
+    /// REJECTED): nothing under it is shown to others or counted (docs/decisions.md).
+    pub fn hides_replies(self) -> bool {
+        matches!(self, Self::Pending | Self::Rejected)
+    }
+
     /// The status named `raw` (any case).
     pub fn parse(raw: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|s| s.name().eq_ignore_ascii_case(raw.trim()))
@@ -94,6 +100,10 @@ pub struct StoredComment {
     /// Edited since written.
     #[serde(default)]
     pub is_edited: bool,
+    /// On a root: ADDed by every write that moves the counts of its thread (a reply, a status
+    /// change), so that a change counted from the thread as read is conditioned on it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub thread_rev: i64,
     /// Creation.
     pub create_time: String,
     /// Last change.
@@ -122,13 +132,14 @@ impl StoredComment {
         let mut view = self.view();
         if self.status == CommentStatus::Deleted {
             view.user_id = Some(self.user_id.to_string());
-            view.user_name = Some(self.user_name.clone());
+            view.user_name = self.user_name.clone();
             view.user_avatar = Some(self.user_avatar.clone());
         }
         view
     }
 
-    /// The comment object; a deleted comment is its placeholder (no content, no author).
+    /// The comment object; a deleted comment is its placeholder (no content, no author:
+    /// `userName` the empty string, as clients read it as a string).
     pub fn view(&self) -> Comment {
         let deleted = self.status == CommentStatus::Deleted;
         let text = |value: &str| if deleted { String::new() } else { value.to_string() };
@@ -142,7 +153,7 @@ impl StoredComment {
             content: text(&self.content),
             content_html: text(&self.content_html),
             user_id: (!deleted).then(|| self.user_id.to_string()),
-            user_name: (!deleted).then(|| self.user_name.clone()),
+            user_name: text(&self.user_name),
             user_avatar: (!deleted).then(|| self.user_avatar.clone()),
             reply_to_user_id: self.reply_to_user_id.map(|id| id.to_string()),
             reply_to_user_name: self.reply_to_user_name.clone(),
@@ -185,8 +196,8 @@ pub struct Comment {
     /// Author (`null` for a deleted placeholder).
     #[schema(schema_with = id_string_or_null)]
     pub user_id: Option<String>,
-    /// Author's nickname, else user name (`null` for a deleted placeholder).
-    pub user_name: Option<String>,
+    /// Author's nickname, else user name (the empty string for a deleted placeholder).
+    pub user_name: String,
     /// Author's avatar URL (`null` for a deleted placeholder).
     pub user_avatar: Option<String>,
     /// The parent's author (replies).

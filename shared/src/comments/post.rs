@@ -1,6 +1,8 @@
 //! Writing a comment or a reply: one transaction puts it, counts it on the article and its
 //! parent when it is APPROVED, and takes its place in the author's rate window, each write
-//! conditioned on the state read; a lost condition is read again and retried.
+//! conditioned on the state read; a lost condition is read again and retried. A reply's parent
+//! must be APPROVED and none of its ancestors PENDING or REJECTED: the transaction checks their
+//! statuses as read and ADDs the root's revision (`thread`).
 
 use axum::extract::State;
 use futures::join;
@@ -14,8 +16,7 @@ use crate::{
         Failure,
     },
     ids::{next_id, IdKind},
-    ports::table::{n, s, Condition, Table, TableError, Update, Write, TTL},
-    records,
+    ports::table::{s, Condition, Table, TableError, Update, Write},
     users::{
         principal::{Authenticated, Principal},
         repo as accounts,
@@ -29,11 +30,11 @@ use super::{
     keys,
     model::{Comment, CommentStatus, StoredComment},
     public::article_target,
+    rate::{self, Window},
     repo,
+    thread::{self, REV},
 };
 
-/// Comments a user may post in one minute.
-pub const PER_MINUTE: i64 = 5;
 /// Deepest `depth` (replies nest at most 5 levels).
 pub const MAX_DEPTH: u8 = 4;
 /// Longest content, in characters.
@@ -79,7 +80,7 @@ fn raw_id(value: &Option<serde_json::Value>) -> Option<String> {
 struct Reads {
     article: Option<ReactionTarget>,
     parent: Option<StoredComment>,
-    window: Option<i64>,
+    window: Window,
     author: (String, String),
 }
 
@@ -88,7 +89,6 @@ async fn read_all(
     caller: &Principal,
     article_id: u64,
     parent_id: Option<u64>,
-    minute: i64,
 ) -> Result<Reads, CommentError> {
     let table = ctx.table.as_ref();
     let parent = async {
@@ -97,10 +97,7 @@ async fn read_all(
             None => Ok(None),
         }
     };
-    let window = async {
-        let item = table.get(&keys::rate_window(caller.id, minute)).await?;
-        Ok::<_, TableError>(item.map(|item| records::number(&item, "count").unwrap_or(0)))
-    };
+    let window = Window::read(table, rate::POSTS, caller.id);
     let author = async {
         let account = match &caller.account {
             Some(account) => Some((**account).clone()),
@@ -116,21 +113,56 @@ async fn read_all(
     Ok(Reads { article: article?, parent: parent?, window: window?, author: author? })
 }
 
-fn rate_write(user_id: u64, minute: i64, window: Option<i64>) -> Write {
-    let key = keys::rate_window(user_id, minute);
-    match window {
-        None => {
-            let mut item = records::key_item(&key);
-            item.insert("count".into(), n(1));
-            item.insert(TTL.into(), n((minute + 2) * 60));
-            Write::Put { item, condition: Some(Condition::NotExists) }
-        }
-        Some(_) => Write::Update {
-            key,
-            update: Update::new().add("count", 1),
-            condition: Some(Condition::LessThan("count".into(), PER_MINUTE)),
-        },
+/// The parent a reply may answer, with its ancestors (parent's parent first): 404 when the
+/// caller does not see it, 400 naming `parentId` when they do but it takes no reply (not
+/// APPROVED, or under a PENDING or REJECTED comment).
+async fn answerable(
+    table: &dyn Table,
+    parent: Option<StoredComment>,
+    viewer: Option<(u64, bool)>,
+) -> Result<(StoredComment, Vec<StoredComment>), CommentError> {
+    let parent = parent.filter(|p| p.visible_to(viewer)).ok_or(CommentError::CommentNotFound)?;
+    let above = thread::ancestors(table, &parent).await?;
+    if above.iter().any(|a| a.status.hides_replies() && !a.visible_to(viewer)) {
+        return Err(CommentError::CommentNotFound);
     }
+    if parent.status != CommentStatus::Approved || above.iter().any(|a| a.status.hides_replies()) {
+        return Err(CommentError::param(format!(
+            "parentId: comment {} takes no reply: it is {} or under a comment that is not \
+             approved",
+            parent.id,
+            parent.status.name()
+        )));
+    }
+    Ok((parent, above))
+}
+
+/// The writes of a reply beyond its own: the parent counts it (when `counted`), each ancestor
+/// is checked to be as read, and the root's revision moves.
+fn thread_writes(parent: &StoredComment, above: &[StoredComment], counted: i64) -> Vec<Write> {
+    let key = |c: &StoredComment| keys::comment(c.article_id, c.id);
+    let as_read = |c: &StoredComment| Condition::equals("status", s(c.status.name()));
+    let mut parent_update = Update::new().add("replyCount", counted);
+    if parent.parent_id.is_none() {
+        parent_update = parent_update.add(REV, 1);
+    }
+    let mut writes = vec![Write::Update {
+        key: key(parent),
+        update: parent_update,
+        condition: Some(as_read(parent)),
+    }];
+    for ancestor in above {
+        writes.push(if ancestor.parent_id.is_none() {
+            Write::Update {
+                key: key(ancestor),
+                update: Update::new().add(REV, 1),
+                condition: Some(as_read(ancestor)),
+            }
+        } else {
+            Write::Check { key: key(ancestor), condition: as_read(ancestor) }
+        });
+    }
+    writes
 }
 
 /// Posts a comment of `caller` (checks, then the transaction, retried on a lost condition).
@@ -151,29 +183,24 @@ async fn post(
     let table: &dyn Table = ctx.table.as_ref();
     let mut id = None;
     for _ in 0..ATTEMPTS {
-        let now = crate::ports::table::now_epoch_seconds();
-        let minute = now.div_euclid(60);
         // The author's name is read below: a rename older than this never overwrites it.
         let stamp = chrono::Utc::now().timestamp_millis();
-        let reads = read_all(ctx, caller, article_id, parent_id, minute).await?;
+        let reads = read_all(ctx, caller, article_id, parent_id).await?;
         let article = reads.article.ok_or(CommentError::ArticleNotFound)?;
         if article.comments_disabled {
             return Err(CommentError::CommentsDisabled);
         }
-        let parent = match parent_id {
-            Some(_) => match reads.parent {
-                Some(parent) if parent.visible_to(viewer) => Some(parent),
-                _ => return Err(CommentError::CommentNotFound),
-            },
-            None => None,
+        let (parent, above) = match parent_id {
+            Some(_) => {
+                let (parent, above) = answerable(table, reads.parent, viewer).await?;
+                (Some(parent), above)
+            }
+            None => (None, Vec::new()),
         };
         if parent.as_ref().is_some_and(|p| p.depth >= MAX_DEPTH) {
             return Err(CommentError::TooDeep);
         }
-        if reads.window.is_some_and(|count| count >= PER_MINUTE) {
-            let retry_after_secs = ((minute + 1) * 60 - now).max(1) as u64;
-            return Err(CommentError::TooManyRequests { retry_after_secs });
-        }
+        reads.window.check()?;
         let comment_id = match id {
             Some(id) => id,
             None => *id.insert(next_id(table, IdKind::Comment).await?),
@@ -203,6 +230,7 @@ async fn post(
             like_count: 0,
             reply_count: 0,
             is_edited: false,
+            thread_rev: 0,
             create_time: time.clone(),
             update_time: time,
         };
@@ -213,15 +241,11 @@ async fn post(
                 item: repo::locator_item(&comment),
                 condition: Some(Condition::NotExists),
             },
-            rate_write(caller.id, minute, reads.window),
+            reads.window.write(),
             articles::counter_while(&article, articles::COMMENT_COUNT, counted, true),
         ];
         if let Some(parent) = &parent {
-            writes.push(Write::Update {
-                key: keys::comment(article_id, parent.id),
-                update: Update::new().add("replyCount", counted),
-                condition: Some(Condition::equals("status", s(parent.status.name()))),
-            });
+            writes.extend(thread_writes(parent, &above, counted));
         }
         match table.transact(writes).await {
             Ok(()) => {
@@ -241,7 +265,8 @@ async fn post(
 /// Comments on an article (signed in); with `parentId`, replies to a comment.
 ///
 /// APPROVED at once, unless moderation is on (then PENDING until approved); an
-/// administrator's comment is always APPROVED. At most 5 comments a minute per user.
+/// administrator's comment is always APPROVED. At most 5 comments a minute per user. A reply's
+/// parent must be APPROVED, under no PENDING or REJECTED comment.
 #[utoipa::path(
     post,
     path = "",
@@ -251,8 +276,9 @@ async fn post(
     request_body = CommentInput,
     responses(
         (status = 200, description = "The new comment", body = Envelope<Comment>),
-        (status = 400, description = "A field breaks its rule (PARAM_ERROR), or the parent is \
-            at depth 4 (COMMENT_TOO_DEEP)", body = Error),
+        (status = 400, description = "A field breaks its rule, or the parent takes no reply: \
+            not APPROVED or under a comment that is not (PARAM_ERROR), or the parent is at \
+            depth 4 (COMMENT_TOO_DEEP)", body = Error),
         (status = 401, description = UNAUTHORIZED, body = Error),
         (status = 403, description = "Comments are disabled on the article (COMMENTS_DISABLED)",
             body = Error),
@@ -281,8 +307,9 @@ pub async fn create(
     request_body = CommentInput,
     responses(
         (status = 200, description = "The new reply", body = Envelope<Comment>),
-        (status = 400, description = "A field breaks its rule or `parentId` is missing \
-            (PARAM_ERROR), or the parent is at depth 4 (COMMENT_TOO_DEEP)", body = Error),
+        (status = 400, description = "A field breaks its rule, `parentId` is missing, or the \
+            parent takes no reply: not APPROVED or under a comment that is not (PARAM_ERROR), \
+            or the parent is at depth 4 (COMMENT_TOO_DEEP)", body = Error),
         (status = 401, description = UNAUTHORIZED, body = Error),
         (status = 403, description = "Comments are disabled on the article (COMMENTS_DISABLED)",
             body = Error),

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use axum::extract::State;
+use axum::{extract::State, http::HeaderMap};
 use futures::try_join;
 
 use crate::{
@@ -21,7 +21,8 @@ use super::{
         CommentRead,
     },
     model::{Comment, CommentNode, CommentStatus, StoredComment},
-    repo,
+    pages::TreePage,
+    repo, thread,
 };
 
 /// Query of the tree.
@@ -34,6 +35,12 @@ pub struct TreeQuery {
     /// The article's id.
     #[param(value_type = u64, minimum = 1)]
     target_id: Option<String>,
+    /// Page of roots, from 1 (default 1).
+    #[param(value_type = Option<u64>, minimum = 1)]
+    page: Option<String>,
+    /// Roots per page, 1-100 (default 50).
+    #[param(value_type = Option<u64>, minimum = 1, maximum = 100)]
+    size: Option<String>,
 }
 
 /// `targetType` must be ARTICLE; the target id a positive id.
@@ -99,11 +106,14 @@ pub(super) fn forest(
     roots.into_iter().filter_map(|id| build(id, &by_id, &children, viewer)).collect()
 }
 
-/// The comments of a readable article as a forest (one Query of its comments, made together
-/// with the article's read).
+/// The comments of a readable article as a forest, paged by roots (one Query of its comments,
+/// made together with the article's read).
 ///
 /// Everyone sees the APPROVED comments; a signed-in caller also their own PENDING and REJECTED
-/// ones, an administrator every one. Deleted comments with shown replies stay as placeholders.
+/// ones (with the replies under them), an administrator every one. Deleted comments with shown
+/// replies stay as placeholders. A page holds `size` roots (default 50), oldest first, each
+/// with its subtree; a page's replies take at most 1 MiB, shared fairly among its threads (a
+/// thread past its share keeps its oldest replies).
 #[utoipa::path(
     get,
     path = "/tree",
@@ -111,9 +121,17 @@ pub(super) fn forest(
     tag = "comments",
     params(TreeQuery),
     responses(
-        (status = 200, description = "The forest, roots oldest first", body = Envelope<Vec<CommentNode>>),
-        (status = 400, description = "`targetType` is not ARTICLE, or `targetId` is not an id \
-            (PARAM_ERROR)", body = Error),
+        (status = 200, description = "A page of the forest, roots oldest first",
+            body = Envelope<Vec<CommentNode>>,
+            headers(
+                ("X-Total-Count" = u64, description = "How many roots the caller sees, on \
+                    every page"),
+                ("Link" = String, description = "`</api/v1/comments/tree?targetType=ARTICLE&\
+                    targetId=…&page=…&size=…>; rel=\"next\"`: the next page, when roots follow \
+                    this one"),
+            )),
+        (status = 400, description = "`targetType` is not ARTICLE, `targetId` is not an id, or \
+            `page` or `size` is out of range (PARAM_ERROR)", body = Error),
         (status = 404, description = "No such article, or a draft or deleted one \
             (ARTICLE_NOT_FOUND)", body = Error),
         (status = 500, description = INTERNAL, body = Error),
@@ -123,20 +141,22 @@ pub async fn tree(
     State(ctx): State<AppContext>,
     Viewer(viewer): Viewer,
     QueryParams(query, ..): QueryParams<TreeQuery, CommentError>,
-) -> Result<CommentRead<Vec<CommentNode>>, CommentError> {
+) -> Result<(HeaderMap, CommentRead<Vec<CommentNode>>), CommentError> {
     let article_id = article_target(query.target_type.as_deref(), query.target_id.as_deref())?;
+    let page = TreePage::parse(query.page.as_deref(), query.size.as_deref())?;
     let table = ctx.table.as_ref();
     let (article, comments) = try_join!(
         articles::reaction_target(table, article_id),
         repo::of_article(table, article_id)
     )?;
     article.ok_or(CommentError::ArticleNotFound)?;
-    Ok(CommentRead(forest(comments, viewer)))
+    let (headers, roots) = page.cut(forest(comments, viewer), article_id);
+    Ok((headers, CommentRead(roots)))
 }
 
 /// One comment: an APPROVED one to anyone, a PENDING or REJECTED one to its author and
-/// administrators only; one on an article no longer readable (a draft again, deleted) to
-/// administrators only.
+/// administrators only, as is one under a PENDING or REJECTED comment; one on an article no
+/// longer readable (a draft again, deleted) to administrators only.
 #[utoipa::path(
     get,
     path = "/{id}",
@@ -147,7 +167,8 @@ pub async fn tree(
         (status = 200, description = "The comment", body = Envelope<Comment>),
         (status = 400, description = "A bad id (PARAM_ERROR)", body = Error),
         (status = 404, description = "No such comment, a deleted one, one the caller may not \
-            see, or one on an article that is not readable (COMMENT_NOT_FOUND)", body = Error),
+            see (itself or a comment it answers), or one on an article that is not readable \
+            (COMMENT_NOT_FOUND)", body = Error),
         (status = 500, description = INTERNAL, body = Error),
     )
 )]
@@ -157,8 +178,11 @@ pub async fn get(
     PathId(id, ..): PathId<CommentError>,
 ) -> Result<CommentOk<Comment>, CommentError> {
     let admin = viewer.is_some_and(|(_, admin)| admin);
-    match repo::find_with_article(ctx.table.as_ref(), id).await? {
-        Some((comment, readable)) if comment.visible_to(viewer) && (readable || admin) => {
+    let table = ctx.table.as_ref();
+    match repo::find_with_article(table, id).await? {
+        Some((comment, readable))
+            if (readable || admin) && thread::shown_to(table, &comment, viewer).await? =>
+        {
             Ok(CommentOk(comment.view()))
         }
         _ => Err(CommentError::CommentNotFound),

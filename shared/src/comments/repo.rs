@@ -1,16 +1,13 @@
-//! Storage of comments: the item with its index keys, the locator by id, the tree's Query,
-//! and the writes that change a comment's status with the counts it moves.
+//! Storage of comments: the item with its index keys, the locator by id, the tree's Query
+//! (the writes that change a comment's status with the counts they move: `thread`).
 
 use crate::{
     articles,
-    ports::table::{n, s, Condition, Index, Item, Query, Table, TableError, Update, Write},
+    ports::table::{n, s, Index, Item, Query, Table, TableError},
     records::{self, query_all},
 };
 
-use super::{
-    keys,
-    model::{CommentStatus, StoredComment},
-};
+use super::{keys, model::StoredComment};
 
 /// The comment's item, with its administration and per-user index keys.
 pub fn item_of(comment: &StoredComment) -> Result<Item, TableError> {
@@ -75,39 +72,4 @@ pub async fn find_with_article(
         articles::reaction_target(table, article_id)
     )?;
     Ok(comment.map(|comment| (comment, article.is_some())))
-}
-
-/// The write that moves `comment` from its current status to `to` (conditioned on that
-/// status, so concurrent moves count once), with `set` attributes, and the counts it moves:
-/// the article's `commentCount` and the parent's `replyCount` follow APPROVED.
-pub fn status_change(
-    comment: &StoredComment,
-    to: CommentStatus,
-    set: Vec<(&str, String)>,
-) -> Vec<Write> {
-    let mut update = Update::new()
-        .set("status", s(to.name()))
-        .set("gsi1pk", s(keys::by_status(to)))
-        .set("updateTime", s(crate::time::now_string()));
-    for (attribute, value) in set {
-        update = update.set(attribute, s(value));
-    }
-    let mut writes = vec![Write::Update {
-        key: keys::comment(comment.article_id, comment.id),
-        update,
-        condition: Some(Condition::equals("status", s(comment.status.name()))),
-    }];
-    let delta = i64::from(to == CommentStatus::Approved)
-        - i64::from(comment.status == CommentStatus::Approved);
-    if delta != 0 {
-        writes.push(articles::counter_add(comment.article_id, articles::COMMENT_COUNT, delta));
-        if let Some(parent) = comment.parent_id {
-            writes.push(Write::Update {
-                key: keys::comment(comment.article_id, parent),
-                update: Update::new().add("replyCount", delta),
-                condition: Some(Condition::Exists),
-            });
-        }
-    }
-    writes
 }

@@ -3,7 +3,7 @@
 //! them, uphold one (the comment becomes REJECTED) or dismiss it.
 
 use axum::extract::State;
-use futures::future::try_join_all;
+use futures::{future::try_join_all, try_join};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -21,14 +21,19 @@ use crate::{
 };
 
 use super::{
+    detail,
     envelope::{
         CommentEnvelope as Envelope, CommentError, CommentErrorEnvelope as Error, CommentOk,
     },
     keys,
     model::{CommentStatus, StoredComment},
     paging::{Paged, Paging},
+    rate::{self, Window},
     repo,
+    thread::{self, Thread},
 };
+
+const ATTEMPTS: usize = 5;
 
 /// Why a comment is reported.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -132,11 +137,12 @@ impl StoredReport {
 pub struct ReportInput {
     /// `SPAM`, `ABUSE`, `OFF_TOPIC` or `OTHER`.
     reason: ReportReason,
-    /// At most 500 characters.
+    /// At most 500 characters (control and bidirectional-override characters are removed).
     detail: Option<String>,
 }
 
-/// Reports a comment the caller sees (signed in); one open report per user and comment.
+/// Reports a comment the caller sees, not their own (signed in); one open report per user and
+/// comment, at most 10 reports a minute per user.
 #[utoipa::path(
     post,
     path = "/{id}/report",
@@ -147,10 +153,14 @@ pub struct ReportInput {
     request_body = ReportInput,
     responses(
         (status = 200, description = "The report, OPEN", body = Envelope<Report>),
-        (status = 400, description = "A bad id, `reason` or `detail` (PARAM_ERROR)", body = Error),
+        (status = 400, description = "A bad id, `reason` or `detail`, or the caller's own \
+            comment (PARAM_ERROR)", body = Error),
         (status = 401, description = UNAUTHORIZED, body = Error),
-        (status = 404, description = "No such comment for the caller (COMMENT_NOT_FOUND)", body = Error),
+        (status = 404, description = "No such comment for the caller, or one on an article \
+            deleted or no longer published (COMMENT_NOT_FOUND)", body = Error),
         (status = 409, description = "The caller's report of it is still open (CONFLICT)", body = Error),
+        (status = 429, description = "More than 10 reports in a minute (TOO_MANY_REQUESTS, \
+            `Retry-After`)", body = Error),
         (status = 500, description = INTERNAL, body = Error),
     )
 )]
@@ -160,41 +170,58 @@ pub async fn report(
     PathId(id, ..): PathId<CommentError>,
     JsonBody(input, ..): JsonBody<ReportInput, CommentError>,
 ) -> Result<CommentOk<Report>, CommentError> {
-    let detail = input.detail.unwrap_or_default();
+    let detail = detail::cleaned(&input.detail.unwrap_or_default());
     if detail.chars().count() > 500 {
         return Err(CommentError::param("detail must have at most 500 characters"));
     }
     let table = ctx.table.as_ref();
-    repo::find(table, id)
-        .await?
-        .filter(|c| c.visible_to(Some((caller.id, caller.is_admin()))))
-        .ok_or(CommentError::CommentNotFound)?;
-    let marker_key = keys::open_report(caller.id, id);
-    if table.get(&marker_key).await?.is_some() {
-        return Err(already_open());
-    }
-    let report = StoredReport {
-        id: next_id(table, IdKind::Report).await?,
-        comment_id: id,
-        user_id: caller.id,
-        reason: input.reason,
-        detail,
-        status: ReportStatus::Open,
-        create_time: crate::time::now_string(),
+    let viewer = Some((caller.id, caller.is_admin()));
+    let comment = match repo::find_with_article(table, id).await? {
+        Some((comment, true)) if thread::shown_to(table, &comment, viewer).await? => comment,
+        _ => return Err(CommentError::CommentNotFound),
     };
-    let mut marker = records::key_item(&marker_key);
-    marker.insert("reportId".into(), n(report.id as i64));
-    let writes = vec![
-        Write::Put { item: marker, condition: Some(Condition::NotExists) },
-        Write::Put { item: report.item()?, condition: Some(Condition::NotExists) },
-    ];
-    match table.transact(writes).await {
-        Ok(()) => Ok(CommentOk(report.view())),
-        Err(TableError::TransactionCancelled { failed }) if failed.contains(&0) => {
-            Err(already_open())
-        }
-        Err(other) => Err(other.into()),
+    if comment.user_id == caller.id {
+        return Err(CommentError::param("id: one does not report one's own comment"));
     }
+    let marker_key = keys::open_report(caller.id, id);
+    let mut report_id = None;
+    for _ in 0..ATTEMPTS {
+        let (marker, window) =
+            try_join!(table.get(&marker_key), Window::read(table, rate::REPORTS, caller.id))?;
+        if marker.is_some() {
+            return Err(already_open());
+        }
+        window.check()?;
+        let report = StoredReport {
+            id: match report_id {
+                Some(id) => id,
+                None => *report_id.insert(next_id(table, IdKind::Report).await?),
+            },
+            comment_id: id,
+            user_id: caller.id,
+            reason: input.reason,
+            detail: detail.clone(),
+            status: ReportStatus::Open,
+            create_time: crate::time::now_string(),
+        };
+        let mut marker = records::key_item(&marker_key);
+        marker.insert("reportId".into(), n(report.id as i64));
+        let writes = vec![
+            Write::Put { item: marker, condition: Some(Condition::NotExists) },
+            Write::Put { item: report.item()?, condition: Some(Condition::NotExists) },
+            window.write(),
+        ];
+        match table.transact(writes).await {
+            Ok(()) => return Ok(CommentOk(report.view())),
+            Err(TableError::TransactionCancelled { failed }) if failed.contains(&0) => {
+                return Err(already_open())
+            }
+            // Another report took the rate window's place meanwhile: read it again.
+            Err(TableError::TransactionCancelled { failed }) if failed.contains(&2) => continue,
+            Err(other) => return Err(other.into()),
+        }
+    }
+    Err(Failure::Conflict("your reports kept changing: try again".into()).into())
 }
 
 fn already_open() -> CommentError {
@@ -295,12 +322,12 @@ async fn close(ctx: &AppContext, id: u64, to: ReportStatus) -> Result<Report, Co
         if let Some(comment) =
             comment.filter(|c| matches!(c.status, CommentStatus::Pending | CommentStatus::Approved))
         {
-            let reason = format!("report {id} upheld");
-            writes.extend(repo::status_change(
-                &comment,
-                CommentStatus::Rejected,
-                vec![("rejectReason", reason)],
-            ));
+            let thread = Thread::of(table, &comment).await?;
+            let read = thread.still(&comment).ok_or_else(|| {
+                Failure::Conflict("the comment changed meanwhile: try again".into())
+            })?;
+            let reason = Update::new().set("rejectReason", s(format!("report {id} upheld")));
+            writes.extend(thread.status_change(read, CommentStatus::Rejected, reason));
         }
     }
     match table.transact(writes).await {

@@ -25,6 +25,7 @@ fn comment(id: u64, parent: Option<u64>, user: u64, status: CommentStatus) -> St
         like_count: 0,
         reply_count: 0,
         is_edited: false,
+        thread_rev: 0,
         create_time: "2026-01-01T00:00:00".into(),
         update_time: "2026-01-01T00:00:00".into(),
     }
@@ -60,4 +61,47 @@ fn each_reader_sees_their_own_tree() {
     assert_eq!(shape(&forest(comments.clone(), Some((99, true)))), "1(2(3) 8) 4(5) 7");
     let placeholder = &forest(comments, None)[1].comment;
     assert_eq!((placeholder.content.as_str(), placeholder.user_id.as_ref()), ("", None));
+}
+
+#[test]
+fn a_page_keeps_ordinary_threads_whole_and_cuts_a_flooded_one_to_its_share() {
+    use super::pages::{TreePage, REPLY_BUDGET};
+    use CommentStatus::*;
+    let long = "x".repeat(2000);
+    let mut comments = vec![comment(1, None, 10, Approved), comment(2, Some(1), 11, Approved)];
+    comments.push(comment(3, None, 12, Approved));
+    for id in 4..1004 {
+        let mut reply = comment(id, Some(3), 12, Approved);
+        reply.root_id = 3;
+        reply.content = long.clone();
+        comments.push(reply);
+    }
+    let page = TreePage::parse(None, None).unwrap();
+    let (headers, roots) = page.cut(forest(comments, None), 1);
+    assert_eq!(headers["x-total-count"], "2");
+    assert!(!headers.contains_key("link"));
+    assert_eq!(shape(&roots[..1]), "1(2)");
+    let kept = roots[1].children.len();
+    assert!((100..1000).contains(&kept), "{kept}");
+    assert_eq!(roots[1].children[0].comment.id, "4", "the oldest replies are kept");
+    let bytes = serde_json::to_vec(&roots).unwrap().len();
+    assert!(bytes <= REPLY_BUDGET + 10_000, "{bytes}");
+}
+
+#[test]
+fn page_and_size_are_checked_and_the_next_page_is_linked() {
+    use super::pages::TreePage;
+    for (page, size) in
+        [(Some("0"), None), (None, Some("0")), (None, Some("101")), (Some("x"), None)]
+    {
+        assert!(TreePage::parse(page, size).is_err(), "{page:?} {size:?}");
+    }
+    let roots = (1..=5).map(|id| comment(id, None, 10, CommentStatus::Approved)).collect();
+    let (headers, page) =
+        TreePage::parse(Some("2"), Some("2")).unwrap().cut(forest(roots, None), 7);
+    assert_eq!(shape(&page), "3 4");
+    assert_eq!(
+        headers["link"],
+        "</api/v1/comments/tree?targetType=ARTICLE&targetId=7&page=3&size=2>; rel=\"next\""
+    );
 }

@@ -1,13 +1,14 @@
 //! CORS as decided: any origin may call the API; a preflight answers 204. A browser may send
 //! `If-None-Match` and read the validators of a public read (`ETag`, `Last-Modified`) and when
-//! to retry a throttled login (`Retry-After`): template.yaml's HttpApi `CorsConfiguration` says
+//! to retry a throttled login (`Retry-After`), and the paging of the comment tree
+//! (`X-Total-Count`, `Link`): template.yaml's HttpApi `CorsConfiguration` says
 //! the same (a test compares them).
 
 use std::time::Duration;
 
 use axum::{
     extract::Request,
-    http::{header, Method, StatusCode},
+    http::{header, HeaderName, Method, StatusCode},
     middleware::{self, Next},
     response::Response,
     Router,
@@ -27,7 +28,13 @@ pub fn apply<S: Clone + Send + Sync + 'static>(router: Router<S>) -> Router<S> {
             Method::OPTIONS,
         ])
         .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE, header::IF_NONE_MATCH])
-        .expose_headers([header::RETRY_AFTER, header::ETAG, header::LAST_MODIFIED])
+        .expose_headers([
+            header::RETRY_AFTER,
+            header::ETAG,
+            header::LAST_MODIFIED,
+            header::LINK,
+            HeaderName::from_static("x-total-count"),
+        ])
         .max_age(Duration::from_secs(600));
     router.layer(cors).layer(middleware::from_fn(preflight_no_content))
 }

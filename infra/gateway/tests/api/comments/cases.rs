@@ -270,10 +270,12 @@ pub async fn a_deleted_comment_with_replies_stays_as_a_placeholder(api: Api) {
         (placeholder["content"].clone(), placeholder["contentHtml"].clone()),
         (json!(""), json!(""))
     );
+    // `userName` is a string, as clients such as the original frontend read it.
     assert_eq!(
         (placeholder["userId"].clone(), placeholder["userName"].clone()),
-        (Value::Null, Value::Null)
+        (Value::Null, json!(""))
     );
+    assert_eq!(placeholder["userAvatar"], Value::Null);
     assert_eq!(placeholder["children"][0]["id"], json!(answer));
     assert_eq!(head_counter(&api, &id, "commentCount").await, 1);
     // Its last reply gone, the placeholder leaves the tree too.

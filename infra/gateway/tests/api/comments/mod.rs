@@ -5,9 +5,11 @@ mod frontend;
 mod likes;
 mod matrix;
 mod moderation;
+mod paging;
 mod races;
 mod renames;
 mod rules;
+mod safety;
 mod xss;
 
 on_every_target!(
@@ -34,4 +36,12 @@ on_every_target!(
     moderation::with_moderation_an_approved_comment_shows_and_counts,
     renames::a_renamed_author_shows_on_their_comments_and_the_replies_to_them,
     renames::an_older_rename_delivered_late_changes_no_comment,
+    paging::the_tree_is_paged_by_roots_with_its_total_and_a_link_to_the_next,
+    paging::a_client_that_sends_no_page_gets_the_first_fifty_threads,
+    paging::a_page_of_a_flooded_article_stays_small,
+    safety::edits_and_reports_are_limited_like_posting,
+    safety::with_moderation_an_edit_sends_an_approved_comment_back_to_pending,
+    safety::replies_under_a_comment_that_is_not_approved_are_refused,
+    safety::nothing_under_a_rejected_comment_is_shown_counted_or_readable_by_others,
+    safety::comments_of_a_deleted_article_can_no_longer_be_changed,
 );

@@ -41,7 +41,7 @@ pub async fn comments_on_a_disabled_article_are_refused_and_stay_readable(api: A
 
 /// Sleeps into the next minute when less than 20 seconds of this one are left, so that a
 /// case's comments share one rate window.
-async fn fresh_window() {
+pub(super) async fn fresh_window() {
     let second = chrono::Utc::now().timestamp().rem_euclid(60);
     if second > 40 {
         tokio::time::sleep(Duration::from_secs((61 - second) as u64)).await;
@@ -90,8 +90,9 @@ pub async fn with_moderation_comments_wait_for_approval_except_an_administrators
     {
         assert_eq!(api.call("GET", &path, token.map(String::as_str), None).await.status, status);
     }
-    // Its author may answer it; another user may not (it is not visible to them).
-    assert_ok(&post(&api, &alice, &id, Some(&pending), "self").await);
+    // Nobody answers it before it is approved: not its author (400), not another user (who
+    // does not see it: 404).
+    assert_error(&post(&api, &alice, &id, Some(&pending), "self").await, 400, "PARAM_ERROR");
     assert_error(&post(&api, &bob, &id, Some(&pending), "x").await, 404, "COMMENT_NOT_FOUND");
     // Editing keeps it PENDING.
     let edited = api.call("PUT", &path, Some(&alice), Some(json!({"content": "edited"}))).await;
