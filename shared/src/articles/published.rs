@@ -17,8 +17,8 @@ use crate::{
 use super::{
     keys,
     model::{ArticleBody, ArticleHead},
-    sitemap_pages,
     read::{first_n, get_all},
+    sitemap_pages,
 };
 
 /// Which published articles: all of them, a category's or a tag's.

@@ -205,8 +205,7 @@ pub async fn rebuild_step(table: &dyn Table) -> Result<u64, TableError> {
     let progress = table.get(&rebuild_key()).await?;
     let progress = progress.as_ref();
     let format = progress.and_then(|p| number(p, "idsPerPage"));
-    if progress.and_then(|p| number(p, "done")) == Some(1) && format == Some(IDS_PER_PAGE as i64)
-    {
+    if progress.and_then(|p| number(p, "done")) == Some(1) && format == Some(IDS_PER_PAGE as i64) {
         return Ok(0);
     }
     let highest = match progress.and_then(|p| number(p, "highest")) {
@@ -260,8 +259,7 @@ pub async fn occupancy(table: &dyn Table) -> Result<Occupancy, TableError> {
     let mut pages = BTreeMap::new();
     for item in query_all(table, query).await? {
         for (attribute, value) in item.iter() {
-            let Some(page) = attribute.strip_prefix('p').and_then(|p| p.parse::<u64>().ok())
-            else {
+            let Some(page) = attribute.strip_prefix('p').and_then(|p| p.parse::<u64>().ok()) else {
                 continue;
             };
             if let AttributeValue::S(encoded) = value {
@@ -275,7 +273,10 @@ pub async fn occupancy(table: &dyn Table) -> Result<Occupancy, TableError> {
     Ok(Occupancy { pages })
 }
 
-fn stamps_of(items: Vec<Item>, ids: &RangeInclusive<u64>) -> Result<Vec<PublishedStamp>, TableError> {
+fn stamps_of(
+    items: Vec<Item>,
+    ids: &RangeInclusive<u64>,
+) -> Result<Vec<PublishedStamp>, TableError> {
     let mut stamps = Vec::new();
     for item in items {
         let page: PageRecord = records::from_item(item)?;

@@ -61,8 +61,9 @@ fn a_page_holds_a_thousand_ids_and_its_bitmap_names_them() {
 
 #[test]
 fn a_full_page_stays_far_within_the_item_size_limit() {
-    let entries: Vec<(u64, String)> =
-        (1..=IDS_PER_PAGE).map(|id| (9_007_199_254_000 + id, "2026-01-01T00:00:00".into())).collect();
+    let entries: Vec<(u64, String)> = (1..=IDS_PER_PAGE)
+        .map(|id| (9_007_199_254_000 + id, "2026-01-01T00:00:00".into()))
+        .collect();
     let record = PageRecord { entries, revision: i64::MAX };
     let size = serde_json::to_string(&record).unwrap().len();
     assert!(size < 60_000, "{size} bytes for 1,000 entries of 16-digit ids");
@@ -126,7 +127,11 @@ async fn the_rebuild_makes_the_pages_of_existing_articles_once_and_resumes_where
     let table = table.as_ref();
     let highest = (REBUILD_PAGES_PER_STEP + 1) * IDS_PER_PAGE + 5;
     table
-        .update(&Key::new("COUNTER#ARTICLE", "COUNTER"), Update::new().add("value", highest as i64), None)
+        .update(
+            &Key::new("COUNTER#ARTICLE", "COUNTER"),
+            Update::new().add("value", highest as i64),
+            None,
+        )
         .await
         .unwrap();
     let published = [1, 999, 1000, 1001, highest - 1, highest];

@@ -167,7 +167,8 @@ fn each_cached_route_is_keyed_on_exactly_the_query_parameters_its_endpoint_decla
         let route = format!("GET {path} (behaviour {pattern:?})");
         let policy = referenced(&template, &behaviour["CachePolicyId"]);
         assert_eq!(policy["Type"], "AWS::CloudFront::CachePolicy", "{route}");
-        let keys = &policy["Properties"]["CachePolicyConfig"]["ParametersInCacheKeyAndForwardedToOrigin"];
+        let keys =
+            &policy["Properties"]["CachePolicyConfig"]["ParametersInCacheKeyAndForwardedToOrigin"];
         let keyed = query_strings(&keys["QueryStringsConfig"])
             .unwrap_or_else(|| panic!("{route}: every query string is in the cache key"));
         assert_eq!(&keyed, wanted, "{route}: the cache key's query strings");
@@ -188,10 +189,8 @@ fn each_cached_route_is_keyed_on_exactly_the_query_parameters_its_endpoint_decla
         noisy.insert(0, ("utm_source", "feed"));
         assert_eq!(cache_key(&keyed, path, &noisy), key, "{route}: ?x=<random> misses");
         for name in wanted {
-            let changed: Vec<(&str, &str)> = values
-                .iter()
-                .map(|(n, v)| if n == name { (*n, "2") } else { (*n, *v) })
-                .collect();
+            let changed: Vec<(&str, &str)> =
+                values.iter().map(|(n, v)| if n == name { (*n, "2") } else { (*n, *v) }).collect();
             assert_ne!(cache_key(&keyed, path, &changed), key, "{route}: {name} is not keyed");
         }
     }
