@@ -52,18 +52,25 @@ pub async fn withdrawn(ctx: &Embedding, body: &str) -> anyhow::Result<Outcome> {
     Ok(Outcome::Done)
 }
 
-/// Handles one message body: the article's sitemap entry first (whatever its state now), then,
-/// while it is published, the rest.
+/// Handles one message body: the article's sitemap entry (whatever its state now) beside the
+/// rest, which runs while it is published.
 pub async fn handle(ctx: &Embedding, body: &str) -> anyhow::Result<Outcome> {
     let event: ArticlePublishedEvent =
         serde_json::from_str(body).context("not an ArticlePublishedEvent")?;
     let id: u64 = event.article_id.parse().context("articleId is not an id")?;
+    let sitemap =
+        async { Ok::<_, anyhow::Error>(sitemap_pages::sync(ctx.table.as_ref(), id).await?) };
+    let (outcome, ()) = try_join!(follow_up(ctx, &event, id), sitemap)?;
+    Ok(outcome)
+}
+
+async fn follow_up(
+    ctx: &Embedding,
+    event: &ArticlePublishedEvent,
+    id: u64,
+) -> anyhow::Result<Outcome> {
     let table = ctx.table.as_ref();
-    let (article, existing, ()) = try_join!(
-        read::load(table, id),
-        related::vector(table, id),
-        sitemap_pages::sync(table, id)
-    )?;
+    let (article, existing) = try_join!(read::load(table, id), related::vector(table, id))?;
     let Some((head, body)) = article else {
         return Ok(Outcome::Skipped);
     };
@@ -83,7 +90,7 @@ pub async fn handle(ctx: &Embedding, body: &str) -> anyhow::Result<Outcome> {
         related::note_recent(table, &head),
         initialise_statistics(ctx, id),
     )?;
-    notify::notify(ctx, &event, &head).await?;
+    notify::notify(ctx, event, &head).await?;
     Ok(Outcome::Done)
 }
 
