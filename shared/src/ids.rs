@@ -52,3 +52,16 @@ pub async fn next_id(table: &dyn Table, kind: IdKind) -> Result<u64, TableError>
         _ => Err(TableError::Invalid("id counter has no numeric value".into())),
     }
 }
+
+/// The last id drawn of `kind`, 0 when none was (one GetItem; draws nothing).
+pub async fn current_id(table: &dyn Table, kind: IdKind) -> Result<u64, TableError> {
+    match table.get(&kind.key()).await? {
+        Some(item) => match item.get("value") {
+            Some(AttributeValue::N(n)) => n
+                .parse::<u64>()
+                .map_err(|_| TableError::Invalid(format!("id counter out of range: {n}"))),
+            _ => Ok(0),
+        },
+        None => Ok(0),
+    }
+}

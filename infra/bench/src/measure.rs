@@ -172,7 +172,7 @@ pub async fn reads(
             format!("/api/v1/feeds/tags/{tag_slug}/atom.xml"),
         ),
         (
-            format!("GET /api/v1/sitemap.xml (one file: {published} articles and the taxonomy)"),
+            format!("GET /api/v1/sitemap.xml (one file: {published} articles and the taxonomy, from the sitemap's pages)"),
             "/api/v1/sitemap.xml".into(),
         ),
         ("GET /api/v1/sitemaps/pages.xml".into(), "/api/v1/sitemaps/pages.xml".into()),

@@ -1,5 +1,6 @@
 //! Seeding: the taxonomy through the admin API (in-process), then the published articles
-//! straight through `store::save`, many at a time, so 10,000 articles take minutes.
+//! straight through `store::save`, many at a time, so 10,000 articles take minutes, then the
+//! sitemap's pages of them (the sweep's rebuild).
 
 use std::time::{Duration, Instant};
 
@@ -9,6 +10,7 @@ use blog_shared::{
     articles::{
         content,
         model::{ArticleBody, ArticleHead, Status, TagRef},
+        sitemap_pages,
         store::{self, StoreError},
     },
     ids::{next_id, IdKind},
@@ -82,6 +84,18 @@ pub async fn seed(harness: &Harness, corpus: &Corpus, seeder: &Seeder<'_>) -> Re
             "  {requests} requests for {total} articles (an id and a transaction each, plus retries)"
         );
     }
+    // The sitemap's pages, as a deployment whose articles predate them has them: the sweep's
+    // rebuild, to its end (the worker keeps them from then on).
+    let table = harness.table();
+    table.delete(&sitemap_pages::rebuild_key(), None).await.context("rebuild progress")?;
+    let mut pages = 0;
+    loop {
+        match sitemap_pages::rebuild_step(table).await.context("sitemap rebuild")? {
+            0 => break,
+            step => pages += step,
+        }
+    }
+    eprintln!("  {pages} sitemap pages of 1,000 ids built ({:.0?})", started.elapsed());
     Ok(Seeded {
         category_ids: categories.iter().map(|c| c.id).collect(),
         tag_ids: tag_refs.iter().map(|t| t.id.parse().unwrap_or_default()).collect(),

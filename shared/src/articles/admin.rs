@@ -131,8 +131,8 @@ pub(super) async fn existing(
 
 /// Applies `edit` to the current head in one transaction, re-reading and retrying when another
 /// change landed in between (so a refused transition reflects the latest state). A change that
-/// leaves the article published emits ArticlePublishedEvent through the outbox; an edit that
-/// changes nothing writes nothing.
+/// leaves the article published emits ArticlePublishedEvent through the outbox, one that
+/// unpublishes it (archive, delete) its withdrawal; an edit that changes nothing writes nothing.
 pub(super) async fn change(
     ctx: &Publishing,
     id: u64,
@@ -149,7 +149,7 @@ pub(super) async fn change(
             return Ok(after);
         }
         after.update_time = crate::time::now_string();
-        let event = after.is_listed().then(|| ArticlePublishedEvent::of(&after));
+        let event = ArticlePublishedEvent::of_change(&before, &after);
         let extra = event.iter().map(outbox_write).collect::<Result<Vec<_>, _>>()?;
         match store::save(ctx.table.as_ref(), Some(&before), &after, None, extra).await {
             Ok(()) => {

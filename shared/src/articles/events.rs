@@ -15,7 +15,9 @@ use crate::ports::{
 use super::{model::ArticleHead, Publishing};
 
 /// Emitted when an article becomes PUBLISHED (publish, unarchive) or a published article is
-/// updated, so that its follow-up work (embedding, related lists, statistics, notification) runs.
+/// updated, so that its follow-up work (embedding, related lists, statistics, notification, its
+/// sitemap entry) runs. The same shape with `type` [`WITHDRAWN`] is emitted when a published
+/// article stops being published (archive, delete): its sitemap entry goes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ArticlePublishedEvent {
@@ -34,11 +36,33 @@ pub struct ArticlePublishedEvent {
     pub created_at: i64,
 }
 
+/// `type` of the event of an article that stopped being published.
+pub const WITHDRAWN: &str = "ArticleWithdrawnEvent";
+
 impl ArticlePublishedEvent {
     /// The event for an article that is published as `head`.
     pub fn of(head: &ArticleHead) -> Self {
+        Self::typed("ArticlePublishedEvent", head)
+    }
+
+    /// The event for an article that was published and no longer is (`head`: as it is now).
+    pub fn withdrawn(head: &ArticleHead) -> Self {
+        Self::typed(WITHDRAWN, head)
+    }
+
+    /// The event of an article changed from `before` to `after`, when the change concerns the
+    /// public: published after it, or published before it.
+    pub fn of_change(before: &ArticleHead, after: &ArticleHead) -> Option<Self> {
+        match (before.is_listed(), after.is_listed()) {
+            (_, true) => Some(Self::of(after)),
+            (true, false) => Some(Self::withdrawn(after)),
+            (false, false) => None,
+        }
+    }
+
+    fn typed(kind: &str, head: &ArticleHead) -> Self {
         Self {
-            kind: "ArticlePublishedEvent".into(),
+            kind: kind.into(),
             event_id: uuid::Uuid::new_v4().simple().to_string(),
             article_id: head.id.to_string(),
             version: head.version,
@@ -66,12 +90,12 @@ pub async fn deliver(ctx: &Publishing, event: &ArticlePublishedEvent) {
     };
     match sent {
         Ok(()) => {
-            tracing::info!(article_id = %event.article_id, event_id = %event.event_id, "ArticlePublishedEvent sent")
+            tracing::info!(article_id = %event.article_id, event_id = %event.event_id, kind = %event.kind, "article event sent")
         }
         Err(error) => tracing::warn!(
             article_id = %event.article_id,
             error = format!("{error:#}"),
-            "ArticlePublishedEvent not sent now; the outbox sweep will deliver it"
+            "article event not sent now; the outbox sweep will deliver it"
         ),
     }
 }

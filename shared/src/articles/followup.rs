@@ -1,6 +1,6 @@
 //! The asynchronous follow-up of ArticlePublishedEvent (spec 6), run by the worker: embed the
-//! article, refresh the related lists it affects, record it among the latest, initialise its
-//! statistics and notify. Every step is idempotent, so a redelivered or duplicated event changes
+//! article, refresh the related lists it affects, record it among the latest, sync its sitemap
+//! entry, initialise its statistics and notify. Every step is idempotent, so a redelivered or duplicated event changes
 //! nothing twice. (The service keeps no caches of articles, so there is none to invalidate.)
 //! Steps that do not depend on each other run together, and so do the writes of the neighbour
 //! lists an article enters (16 at a time): an event waits for a few round trips to the table,
@@ -15,7 +15,9 @@ use crate::{
     records,
 };
 
-use super::{content, events::ArticlePublishedEvent, keys, notify, read, related, Embedding};
+use super::{
+    content, events::ArticlePublishedEvent, keys, notify, read, related, sitemap_pages, Embedding,
+};
 
 /// What handling an event did.
 #[derive(Debug, PartialEq, Eq)]
@@ -40,11 +42,33 @@ fn embedding_text(title: &str, summary: &str, markdown: &str) -> String {
     text
 }
 
-/// Handles one message body.
+/// Handles an ArticleWithdrawnEvent: the article's sitemap entry goes (or follows its head, if
+/// it was published again meanwhile).
+pub async fn withdrawn(ctx: &Embedding, body: &str) -> anyhow::Result<Outcome> {
+    let event: ArticlePublishedEvent =
+        serde_json::from_str(body).context("not an ArticleWithdrawnEvent")?;
+    let id: u64 = event.article_id.parse().context("articleId is not an id")?;
+    sitemap_pages::sync(ctx.table.as_ref(), id).await?;
+    Ok(Outcome::Done)
+}
+
+/// Handles one message body: the article's sitemap entry (whatever its state now) beside the
+/// rest, which runs while it is published.
 pub async fn handle(ctx: &Embedding, body: &str) -> anyhow::Result<Outcome> {
     let event: ArticlePublishedEvent =
         serde_json::from_str(body).context("not an ArticlePublishedEvent")?;
     let id: u64 = event.article_id.parse().context("articleId is not an id")?;
+    let sitemap =
+        async { Ok::<_, anyhow::Error>(sitemap_pages::sync(ctx.table.as_ref(), id).await?) };
+    let (outcome, ()) = try_join!(follow_up(ctx, &event, id), sitemap)?;
+    Ok(outcome)
+}
+
+async fn follow_up(
+    ctx: &Embedding,
+    event: &ArticlePublishedEvent,
+    id: u64,
+) -> anyhow::Result<Outcome> {
     let table = ctx.table.as_ref();
     let (article, existing) = try_join!(read::load(table, id), related::vector(table, id))?;
     let Some((head, body)) = article else {
@@ -66,7 +90,7 @@ pub async fn handle(ctx: &Embedding, body: &str) -> anyhow::Result<Outcome> {
         related::note_recent(table, &head),
         initialise_statistics(ctx, id),
     )?;
-    notify::notify(ctx, &event, &head).await?;
+    notify::notify(ctx, event, &head).await?;
     Ok(Outcome::Done)
 }
 

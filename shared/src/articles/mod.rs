@@ -24,6 +24,7 @@ mod response;
 pub mod revisions;
 mod schedule;
 pub mod search;
+pub mod sitemap_pages;
 pub mod store;
 mod update;
 pub mod views;
@@ -37,8 +38,8 @@ pub use envelope::{ArticleError, ArticleErrorEnvelope};
 pub use model::Page;
 pub use paging::Paging;
 pub use published::{
-    has_published_in, latest_published, published_extent, published_stamps, Listing,
-    PublishedArticle, PublishedStamp,
+    latest_published, published_ids, published_stamps, published_stamps_of_pages, Listing,
+    PublishedArticle, PublishedIds, PublishedStamp,
 };
 pub use reactions::{
     counter_add, counter_while, reaction_target, ReactionTarget, COMMENT_COUNT, LIKE_COUNT,

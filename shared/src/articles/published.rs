@@ -1,7 +1,7 @@
 //! What the feeds and the sitemap read of published articles, exported at the feature's root so
 //! that they never decode an article record: the latest articles of a listing with their HTML
-//! (two round trips), and the ids and update times of published articles by id range (the
-//! administration index `ADMIN#1` of gsi2, sorted by id).
+//! (two round trips), and the ids and update times of published articles by id range (from the
+//! sitemap's pages, [`super::sitemap_pages`]).
 
 use std::collections::HashMap;
 use std::ops::RangeInclusive;
@@ -16,8 +16,9 @@ use crate::{
 
 use super::{
     keys,
-    model::{ArticleBody, ArticleHead, Status},
+    model::{ArticleBody, ArticleHead},
     read::{first_n, get_all},
+    sitemap_pages,
 };
 
 /// Which published articles: all of them, a category's or a tag's.
@@ -153,36 +154,30 @@ pub struct PublishedStamp {
     pub update_time: String,
 }
 
-fn published_by_id(ids: &RangeInclusive<u64>) -> Query {
-    let range = SortKey::Between(format!("{:016}", ids.start()), format!("{:016}", ids.end()));
-    Query::partition(Index::Gsi2, keys::admin(Status::Published)).sort(range)
+/// What the sitemap knows of the published articles: their ids, page by page (the bitmaps the
+/// worker keeps beside the pages).
+pub use sitemap_pages::Occupancy as PublishedIds;
+
+/// The published ids (one Query of the sitemap's bitmap items, one per million ids).
+pub async fn published_ids(table: &dyn Table) -> Result<PublishedIds, TableError> {
+    sitemap_pages::occupancy(table).await
 }
 
-/// Every published article whose id is in `ids`, by id: one Query of `ADMIN#1` on gsi2,
-/// following its pages (a 1 MB page holds about 1,700 heads).
+/// Every published article whose id is in `ids`, by id, from the sitemap's pages: one
+/// BatchGetItem per 100 pages of 1,000 ids (`ids` of 50,000: 51 items at most).
 pub async fn published_stamps(
     table: &dyn Table,
     ids: RangeInclusive<u64>,
 ) -> Result<Vec<PublishedStamp>, TableError> {
-    let items = records::query_all(table, published_by_id(&ids)).await?;
-    items.into_iter().map(records::from_item).collect()
+    let pages: Vec<u64> = sitemap_pages::pages_of(&ids).collect();
+    sitemap_pages::stamps(table, &pages, ids).await
 }
 
-/// Whether a published article has its id in `ids` (one Query with `Limit 1`).
-pub async fn has_published_in(
+/// The published articles of `pages` (pages of 1,000 ids, as [`PublishedIds::pages`] names
+/// them), by id: one BatchGetItem per 100 pages.
+pub async fn published_stamps_of_pages(
     table: &dyn Table,
-    ids: RangeInclusive<u64>,
-) -> Result<bool, TableError> {
-    Ok(!table.query(published_by_id(&ids).limit(1)).await?.items.is_empty())
-}
-
-/// How many articles are published, and the highest id of one (`None` when none is): the
-/// statistics item's count and one Query of `ADMIN#1` descending with `Limit 1`, together.
-pub async fn published_extent(table: &dyn Table) -> Result<(u64, Option<u64>), TableError> {
-    let highest = Query::partition(Index::Gsi2, keys::admin(Status::Published)).descending();
-    let stats = keys::stats();
-    let (stats, highest) = try_join!(table.get(&stats), table.query(highest.limit(1)))?;
-    let count = stats.and_then(|s| number(&s, Status::Published.counter())).unwrap_or(0);
-    let highest = highest.items.first().and_then(|item| number(item, "id")).map(|id| id as u64);
-    Ok((count.max(0) as u64, highest))
+    pages: &[u64],
+) -> Result<Vec<PublishedStamp>, TableError> {
+    sitemap_pages::stamps(table, pages, 1..=crate::ids::MAX_ID).await
 }

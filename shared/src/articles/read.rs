@@ -21,11 +21,12 @@ use super::{
     search,
 };
 
-/// Link items a keyword search or a combined filter reads at most from each index partition
-/// it queries, newest first: the deepest a public list is paged anyway. So an anonymous
-/// request reads at most this many per keyword word (5 words at most) plus the page's heads,
-/// and a search's `total` counts the matches among them: exact while each word has at most
-/// this many published articles, and at most this many otherwise.
+/// Link items a keyword search or a combined filter reads at most, newest first, shared evenly
+/// among the index partitions it queries (a keyword of n words reads the newest `1000 / n` of
+/// each): the deepest a public list is paged anyway. So an anonymous request reads at most this
+/// many plus the page's heads, and a search's `total` counts the matches among them: exact
+/// while each word has at most its share of published articles, and at most this many
+/// otherwise.
 pub const MATCHES_READ: usize = MAX_PUBLIC_DEPTH as usize;
 
 /// Reads an article's head and body (one Query); `None` when absent or incomplete.
@@ -176,7 +177,7 @@ async fn counted_page(
     Ok(Found { heads, total })
 }
 
-/// Keyword searches and combined filters: the newest [`MATCHES_READ`] link items of each of
+/// Keyword searches and combined filters: the newest [`MATCHES_READ`] link items, shared among
 /// the most selective index partitions (search tokens, else the tag, else the category) are
 /// read, intersected, filtered on the link items' category and tags and counted, and the page's
 /// heads fetched in one batch.
@@ -205,7 +206,8 @@ async fn filtered_page(
         },
     }
     let mut matches: Option<Vec<Item>> = None;
-    let reads = sources.into_iter().map(|source| first_n(table, source, MATCHES_READ));
+    let share = MATCHES_READ / sources.len().max(1);
+    let reads = sources.into_iter().map(|source| first_n(table, source, share));
     for items in try_join_all(reads).await? {
         matches = Some(match matches {
             None => items,

@@ -14,11 +14,12 @@ use crate::{
     },
 };
 
-use super::{authors, events, followup, views, Embedding};
+use super::{authors, events, followup, sitemap_pages, views, Embedding};
 
 pub use crate::ports::events::MAX_DELIVERIES;
 
-/// Handles one message body: an AuthorRenamedEvent, else an ArticlePublishedEvent.
+/// Handles one message body: an AuthorRenamedEvent, an ArticleWithdrawnEvent, else an
+/// ArticlePublishedEvent.
 pub async fn handle(ctx: &Embedding, body: &str) -> anyhow::Result<followup::Outcome> {
     #[derive(serde::Deserialize)]
     struct Kind {
@@ -28,6 +29,7 @@ pub async fn handle(ctx: &Embedding, body: &str) -> anyhow::Result<followup::Out
     let kind = serde_json::from_str::<Kind>(body).ok().and_then(|k| k.kind);
     match kind.as_deref() {
         Some(authors::AUTHOR_RENAMED) => authors::handle(ctx, body).await,
+        Some(events::WITHDRAWN) => followup::withdrawn(ctx, body).await,
         _ => followup::handle(ctx, body).await,
     }
 }
@@ -61,8 +63,8 @@ impl local::Handler for LocalHandler<'_> {
 }
 
 /// The local worker: the in-process queue's delivery loop ([`local::deliver`]: redeliveries,
-/// dead letters) around [`handle`], beside a sweep of the outbox and the pending views every
-/// `sweep_every`. Returns when the queue's senders are gone.
+/// dead letters) around [`handle`], beside a sweep of the outbox and the pending views (and a
+/// step of the sitemap's rebuild, until it is done) every `sweep_every`. Returns when the queue's senders are gone.
 pub async fn run_local(
     ctx: Embedding,
     queue: Arc<InProcessQueue>,
@@ -79,6 +81,9 @@ pub async fn run_local(
             }
             if let Err(error) = views::sweep(ctx.table.as_ref()).await {
                 tracing::warn!(%error, "views sweep failed");
+            }
+            if let Err(error) = sitemap_pages::rebuild_step(ctx.table.as_ref()).await {
+                tracing::warn!(%error, "sitemap rebuild failed");
             }
         }
     };

@@ -8,13 +8,12 @@ use axum::{
     http::header,
     response::{IntoResponse, Response},
 };
-use futures::{try_join, StreamExt, TryStreamExt};
+use futures::try_join;
 
 use crate::{
     articles::{self, ArticleError, ArticleErrorEnvelope, PublishedStamp},
     context::AppContext,
     http::{docs::INTERNAL, Failure},
-    ids::MAX_ID,
     taxonomy,
 };
 
@@ -24,8 +23,11 @@ use super::{
     BASE, SITEMAP,
 };
 
-/// Range probes of the index made at a time.
-const PROBES_AT_ONCE: usize = 16;
+/// Pages of the sitemap (1,000 ids each) the one-file sitemap reads at most: with the bitmap
+/// items beside them, a request reads fewer than 1,000 items. Published articles scattered over
+/// more pages than this (more than 990,000 ids apart) are answered as an index, as past the
+/// per-file limit.
+const PAGES_READ: usize = 990;
 
 fn xml(body: String) -> Response {
     ([(header::CONTENT_TYPE, SITEMAP)], body).into_response()
@@ -53,7 +55,9 @@ fn index(origin: &Origin, files: impl IntoIterator<Item = u64>) -> Response {
 /// page, every category's and tag's page and every published article's page (`lastmod` its last
 /// change). Past it: a `<sitemapindex>` of `sitemaps/pages.xml` and `sitemaps/articles-<k>.xml`
 /// for each id range `[k·L+1, (k+1)·L]` that holds a published article, at absolute URLs of the
-/// host the request was made to.
+/// host the request was made to. The articles come from the sitemap's pages, which the worker
+/// keeps (an article shows within seconds of its event): the bitmaps of the published ids
+/// (one Query), then for one `<urlset>` the pages that hold any (at most 50 at 50,000 URLs).
 #[utoipa::path(
     get,
     path = "/sitemap.xml",
@@ -71,14 +75,15 @@ pub async fn sitemap(
 ) -> Result<Response, ArticleError> {
     let table = ctx.table.as_ref();
     let per_file = ctx.config.site.sitemap_urls_per_file;
-    let ((published, highest), categories, tags) = try_join!(
-        articles::published_extent(table),
+    let (published, categories, tags) = try_join!(
+        articles::published_ids(table),
         taxonomy::category_slugs(table),
         taxonomy::tag_slugs(table)
     )?;
     let mut pages = sitemap::site_pages(&ctx.config.site, categories, tags);
-    if pages.len() as u64 + published <= per_file as u64 {
-        let stamps = articles::published_stamps(table, 1..=MAX_ID).await?;
+    let held = published.pages();
+    if pages.len() as u64 + published.count() <= per_file as u64 && held.len() <= PAGES_READ {
+        let stamps = articles::published_stamps_of_pages(table, &held).await?;
         if pages.len() + stamps.len() <= per_file {
             pages.extend(article_pages(&ctx, stamps));
             return Ok(xml(sitemap::urlset(&pages)));
@@ -87,16 +92,8 @@ pub async fn sitemap(
         let files: BTreeSet<u64> = stamps.iter().map(|s| file_of(s.id, per_file)).collect();
         return Ok(index(&origin, files));
     }
-    let last = highest.map_or(0, |id| file_of(id, per_file) + 1);
-    let probes = (0..last).filter_map(|k| article_range(k, per_file).map(|ids| (k, ids)));
-    let held: Vec<Option<u64>> = futures::stream::iter(probes)
-        .map(|(k, ids)| async move {
-            Ok::<_, ArticleError>(articles::has_published_in(table, ids).await?.then_some(k))
-        })
-        .buffered(PROBES_AT_ONCE)
-        .try_collect()
-        .await?;
-    Ok(index(&origin, held.into_iter().flatten()))
+    let files: BTreeSet<u64> = published.ids().map(|id| file_of(id, per_file)).collect();
+    Ok(index(&origin, files))
 }
 
 /// A file of the sitemap index.

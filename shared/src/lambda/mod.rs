@@ -128,9 +128,10 @@ pub async fn worker_invocation(
 }
 
 /// One invocation of the outbox sweep, whatever the (scheduled) event: every outbox event
-/// older than a minute is sent, the pending views are moved to the articles, and the drafts
-/// scheduled within the sweep's period are published, each at its time (the run waits for
-/// them); answers `{"delivered": n, "views": m, "published": p}`.
+/// older than a minute is sent, the pending views are moved to the articles, a step of the
+/// sitemap's rebuild runs (until it is done), and the drafts scheduled within the sweep's period
+/// are published, each at its time (the run waits for them); answers
+/// `{"delivered": n, "views": m, "sitemapPages": r, "published": p}`.
 pub async fn outbox_sweep_invocation(
     ctx: &Publishing,
     _scheduled_event: serde_json::Value,
@@ -143,9 +144,15 @@ pub async fn outbox_sweep_invocation(
         println!("{}", crate::telemetry::emf::sweep_line(function, *count as u64, cold_start));
     }
     let views = crate::articles::views::sweep(ctx.table.as_ref()).await;
+    let sitemap = crate::articles::sitemap_pages::rebuild_step(ctx.table.as_ref()).await;
     let published = crate::articles::publish_due(ctx, ctx.config.schedule_period).await;
     ctx.telemetry.export_if_due(ctx.table.as_ref()).await;
-    Ok(serde_json::json!({ "delivered": delivered?, "views": views?, "published": published? }))
+    Ok(serde_json::json!({
+        "delivered": delivered?,
+        "views": views?,
+        "sitemapPages": sitemap?,
+        "published": published?
+    }))
 }
 
 async fn handle_worker_event(

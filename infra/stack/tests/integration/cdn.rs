@@ -5,7 +5,12 @@
 //! `/` included; `?` exactly one; case-sensitive), else the default behaviour. A public read
 //! must land on a behaviour that caches under the template's cache policy; every other route
 //! on one that caches nothing and forwards every viewer header (so `Authorization`) to the API;
-//! and no cache policy may key on, or forward, `Authorization`.
+//! and no cache policy may key on, or forward, `Authorization`. A cached route's cache key holds
+//! exactly the query parameters its endpoint declares (`#[utoipa::path(params(...))]`, read from
+//! the OpenAPI description), so an undeclared one (`?x=<random>`) neither misses the cache nor
+//! reaches the API.
+
+use std::collections::BTreeMap;
 
 use blog_stack::template::Template;
 use serde_json::{json, Value};
@@ -93,11 +98,130 @@ fn methods(behaviour: &Value, key: &str) -> Vec<String> {
     list.iter().map(|m| m.as_str().expect("a method").to_string()).collect()
 }
 
+/// CloudFront's limits that bind here: query strings in a cache policy's whitelist, cache
+/// behaviours of a distribution, cache policies of an account (two stacks share one).
+const MAX_WHITELISTED: usize = 10;
+const MAX_BEHAVIOURS: usize = 25;
+const MAX_CACHE_POLICIES_PER_STACK: usize = 10;
+
+/// The query parameters each GET route declares, by OpenAPI path (`/api/v1/...`), sorted.
+fn declared_query_parameters() -> BTreeMap<String, Vec<String>> {
+    let document = serde_json::to_value(blog_shared::openapi::document()).expect("JSON");
+    let paths = document["paths"].as_object().expect("paths");
+    paths
+        .iter()
+        .filter_map(|(path, item)| {
+            let parameters = item["get"].get("parameters").and_then(Value::as_array);
+            let mut names: Vec<String> = parameters
+                .into_iter()
+                .flatten()
+                .filter(|p| p["in"] == "query")
+                .map(|p| p["name"].as_str().expect("a parameter name").to_string())
+                .collect();
+            names.sort();
+            item.get("get").map(|_| (path.clone(), names))
+        })
+        .collect()
+}
+
+/// The resource a `{"Ref": ...}` names.
+fn referenced<'a>(template: &'a Template, reference: &Value) -> &'a Value {
+    let name = reference["Ref"].as_str().unwrap_or_else(|| panic!("not a Ref: {reference}"));
+    template.resource(name).unwrap_or_else(|| panic!("no resource {name}"))
+}
+
+/// The query strings a `QueryStringsConfig` takes: `None` for every one (`all`, `allExcept`).
+fn query_strings(config: &Value) -> Option<Vec<String>> {
+    match config["QueryStringBehavior"].as_str().expect("QueryStringBehavior") {
+        "none" => Some(Vec::new()),
+        "whitelist" => {
+            let list = config["QueryStrings"].as_array().expect("QueryStrings of a whitelist");
+            let mut names: Vec<String> =
+                list.iter().map(|n| n.as_str().expect("a name").to_string()).collect();
+            names.sort();
+            Some(names)
+        }
+        _ => None,
+    }
+}
+
+/// The cache key CloudFront makes of `path?query` under a cache policy that takes `keyed`
+/// (query strings in the key, in the order of the request; the others left out).
+fn cache_key(keyed: &[String], path: &str, query: &[(&str, &str)]) -> String {
+    let kept: Vec<String> = query
+        .iter()
+        .filter(|(name, _)| keyed.iter().any(|k| k == name))
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect();
+    format!("{path}?{}", kept.join("&"))
+}
+
+#[test]
+fn each_cached_route_is_keyed_on_exactly_the_query_parameters_its_endpoint_declares() {
+    let template = template();
+    let (config, _) = distribution(&template);
+    let declared = declared_query_parameters();
+    for path in CACHED {
+        let wanted = declared.get(path).unwrap_or_else(|| panic!("{path} is not documented"));
+        let (pattern, behaviour) = behaviour_of(&config, &concrete(path));
+        let route = format!("GET {path} (behaviour {pattern:?})");
+        let policy = referenced(&template, &behaviour["CachePolicyId"]);
+        assert_eq!(policy["Type"], "AWS::CloudFront::CachePolicy", "{route}");
+        let keys =
+            &policy["Properties"]["CachePolicyConfig"]["ParametersInCacheKeyAndForwardedToOrigin"];
+        let keyed = query_strings(&keys["QueryStringsConfig"])
+            .unwrap_or_else(|| panic!("{route}: every query string is in the cache key"));
+        assert_eq!(&keyed, wanted, "{route}: the cache key's query strings");
+        assert!(keyed.len() <= MAX_WHITELISTED, "{route}: CloudFront whitelists 10 at most");
+        let forwarding = referenced(&template, &behaviour["OriginRequestPolicyId"]);
+        let forwarded = query_strings(
+            &forwarding["Properties"]["OriginRequestPolicyConfig"]["QueryStringsConfig"],
+        );
+        assert!(
+            forwarded.is_some_and(|names| names.iter().all(|n| wanted.contains(n))),
+            "{route}: the origin request policy sends an undeclared query string to the API"
+        );
+        // An undeclared parameter leaves the key as it is; each declared one changes it.
+        let values: Vec<(&str, &str)> = wanted.iter().map(|n| (n.as_str(), "1")).collect();
+        let key = cache_key(&keyed, path, &values);
+        let mut noisy = values.clone();
+        noisy.push(("x", "8f3a9c"));
+        noisy.insert(0, ("utm_source", "feed"));
+        assert_eq!(cache_key(&keyed, path, &noisy), key, "{route}: ?x=<random> misses");
+        for name in wanted {
+            let changed: Vec<(&str, &str)> =
+                values.iter().map(|(n, v)| if n == name { (*n, "2") } else { (*n, *v) }).collect();
+            assert_ne!(cache_key(&keyed, path, &changed), key, "{route}: {name} is not keyed");
+        }
+    }
+    let behaviours = config["CacheBehaviors"].as_array().expect("CacheBehaviors").len();
+    assert!(behaviours <= MAX_BEHAVIOURS, "{behaviours} cache behaviours");
+    let policies = template.resources_of_type("AWS::CloudFront::CachePolicy").unwrap().len();
+    assert!(policies <= MAX_CACHE_POLICIES_PER_STACK, "{policies} cache policies");
+}
+
+#[test]
+fn the_cache_key_keeps_only_the_keyed_query_strings() {
+    let keyed = vec!["limit".to_string()];
+    assert_eq!(cache_key(&keyed, "/t", &[("x", "1"), ("limit", "5")]), "/t?limit=5");
+    assert_eq!(cache_key(&[], "/t", &[("x", "1")]), "/t?");
+    let all = json!({"QueryStringBehavior": "all"});
+    assert_eq!(query_strings(&all), None);
+    let some = json!({"QueryStringBehavior": "whitelist", "QueryStrings": ["b", "a"]});
+    assert_eq!(query_strings(&some), Some(vec!["a".into(), "b".into()]));
+}
+
 #[test]
 fn the_cdn_caches_exactly_the_public_reads_and_passes_every_other_route_with_its_token() {
     let template = template();
     let (config, condition) = distribution(&template);
-    let cached_policy = json!({"Ref": "PublicReadsCachePolicy"});
+    let cached_policies: Vec<Value> = template
+        .resources_of_type("AWS::CloudFront::CachePolicy")
+        .unwrap()
+        .into_iter()
+        .map(|(logical_id, _)| template.resource(&logical_id).unwrap().clone())
+        .collect();
+    let public_forwarding = json!({"Ref": "PublicReadsOriginRequestPolicy"});
     let mut checked = 0;
     for area in blog_shared::api::areas() {
         for (method, path) in area.routes() {
@@ -105,7 +229,12 @@ fn the_cdn_caches_exactly_the_public_reads_and_passes_every_other_route_with_its
             let route = format!("{method} {path} (behaviour {pattern:?})");
             assert!(methods(&behaviour, "AllowedMethods").contains(&method), "{route}: refused");
             if method == "GET" && CACHED.contains(&path.as_str()) {
-                assert_eq!(behaviour["CachePolicyId"], cached_policy, "{route} is not cached");
+                let policy = referenced(&template, &behaviour["CachePolicyId"]);
+                assert!(cached_policies.contains(policy), "{route} is not cached");
+                assert_eq!(
+                    behaviour["OriginRequestPolicyId"], public_forwarding,
+                    "{route}: the public reads' origin request policy"
+                );
                 let cached = methods(&behaviour, "CachedMethods");
                 assert!(cached.contains(&"GET".into()) && cached.contains(&"HEAD".into()));
             } else {
@@ -159,7 +288,10 @@ fn no_cache_policy_keys_on_or_forwards_authorization_or_cookies() {
             "{logical_id} keys on Authorization"
         );
         assert_eq!(keys["CookiesConfig"]["CookieBehavior"], "none", "{logical_id}");
-        assert_eq!(keys["QueryStringsConfig"]["QueryStringBehavior"], "all", "{logical_id}");
+        assert!(
+            query_strings(&keys["QueryStringsConfig"]).is_some(),
+            "{logical_id}: keyed on every query string"
+        );
         assert_eq!(config["MinTTL"], 0, "{logical_id}: the origin's max-age decides");
         assert_eq!(config["DefaultTTL"], 0, "{logical_id}: no Cache-Control, not cached");
         let name = serde_json::to_string(&config["Name"]).unwrap();

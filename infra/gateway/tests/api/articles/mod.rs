@@ -29,7 +29,7 @@ on_every_target!(
     reads::the_public_list_filters_by_category_tag_and_keyword,
     reads::list_parameters_are_validated,
     reads::a_public_page_deeper_than_1000_articles_is_refused_without_reading,
-    search::a_keyword_search_reads_at_most_1000_matches_of_each_word,
+    search::a_keyword_search_reads_at_most_1000_matches_in_all_its_words,
     reads::the_public_detail_shows_published_and_archived_only,
     reads::every_field_has_its_spec_type,
     reads::reads_cost_what_the_data_model_says,

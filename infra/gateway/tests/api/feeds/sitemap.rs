@@ -53,6 +53,8 @@ pub async fn the_sitemap_lists_the_home_every_category_and_tag_and_each_publishe
     assert_ok(&api.call("DELETE", &path, Some(&admin), None).await);
     let last =
         published(&api, &admin, json!({"title": "Two", "content": "e", "tagIds": [web]})).await;
+    // Four publications, an archive and a deletion of published articles.
+    api.follow_up(6).await;
     let map = sitemap(&api, "/api/v1/sitemap.xml").await;
     assert_eq!(map["root"], json!("urlset"));
     let pages = [page("/"), page("/categories/empty"), page("/categories/rust"), page("/tags/web")];
@@ -70,6 +72,7 @@ pub async fn the_sitemap_lists_the_home_every_category_and_tag_and_each_publishe
 pub async fn a_sitemap_file_name_is_checked_and_an_empty_range_names_no_file(api: Api) {
     let admin = api.admin_token().await;
     published(&api, &admin, json!({"title": "One", "content": "a"})).await;
+    api.follow_up(1).await;
     for bad in ["index.xml", "articles-01.xml", "articles-x.xml", "pages.xml.gz"] {
         let reply = api.call("GET", &format!("/api/v1/sitemaps/{bad}"), None, None).await;
         assert_error(&reply, 400, "PARAM_ERROR");
@@ -97,6 +100,7 @@ pub async fn past_the_per_file_limit_the_sitemap_is_an_index_of_its_files(mut ap
     }
     let path = format!("/api/v1/admin/articles/{}", ids[3]);
     assert_ok(&api.call("DELETE", &path, Some(&admin), None).await);
+    api.follow_up(3).await;
     let index = sitemap(&api, "/api/v1/sitemap.xml").await;
     assert_eq!(index["root"], json!("sitemapindex"));
     let number = |id: &String| id.parse::<u64>().unwrap();
@@ -122,4 +126,66 @@ pub async fn past_the_per_file_limit_the_sitemap_is_an_index_of_its_files(mut ap
     }
     let pages = sitemap(&api, "/api/v1/sitemaps/pages.xml").await;
     assert_eq!(pages["entries"], json!([page("/")]));
+}
+
+/// The article entries of the one-file sitemap and of `articles-0.xml`, which agree.
+async fn listed(api: &Api) -> Vec<Value> {
+    let map = sitemap(api, "/api/v1/sitemap.xml").await;
+    let entries: Vec<Value> = map["entries"].as_array().unwrap().iter().skip(1).cloned().collect();
+    match entries.is_empty() {
+        true => {
+            let path = "/api/v1/sitemaps/articles-0.xml";
+            assert_error(&api.call("GET", path, None, None).await, 404, "NOT_FOUND");
+        }
+        false => assert_eq!(
+            sitemap(api, "/api/v1/sitemaps/articles-0.xml").await["entries"],
+            json!(entries)
+        ),
+    }
+    entries
+}
+
+pub async fn an_article_is_in_the_sitemap_once_the_worker_handled_its_event_and_leaves_with_it(
+    api: Api,
+) {
+    let admin = api.admin_token().await;
+    let id = published(&api, &admin, json!({"title": "Fresh", "content": "a"})).await;
+    assert_eq!(listed(&api).await, Vec::<Value>::new(), "the worker has not had the event yet");
+    let events = api.follow_up(1).await;
+    assert_eq!(events[0]["type"], "ArticlePublishedEvent");
+    assert_eq!(listed(&api).await, article_entries(&api, std::slice::from_ref(&id)).await);
+    // An update of the published article: its lastmod follows with the update's event.
+    let before = listed(&api).await;
+    tokio::time::sleep(std::time::Duration::from_millis(1050)).await;
+    let edit = json!({"title": "Fresher", "content": "b", "version": 1});
+    let path = format!("/api/v1/admin/articles/{id}");
+    assert_ok(&api.call("PUT", &path, Some(&admin), Some(edit)).await);
+    api.follow_up(1).await;
+    let after = listed(&api).await;
+    assert_ne!(after, before, "a new lastmod");
+    assert_eq!(after, article_entries(&api, std::slice::from_ref(&id)).await);
+    // Archived: gone with the withdrawal's event; unarchived: back; deleted: gone.
+    assert_ok(&act(&api, &admin, &id, "archive").await);
+    assert_eq!(api.follow_up(1).await[0]["type"], "ArticleWithdrawnEvent");
+    assert_eq!(listed(&api).await, Vec::<Value>::new());
+    assert_ok(&act(&api, &admin, &id, "unarchive").await);
+    api.follow_up(1).await;
+    assert_eq!(listed(&api).await, article_entries(&api, std::slice::from_ref(&id)).await);
+    assert_ok(&api.call("DELETE", &path, Some(&admin), None).await);
+    assert_eq!(api.follow_up(1).await[0]["type"], "ArticleWithdrawnEvent");
+    assert_eq!(listed(&api).await, Vec::<Value>::new());
+}
+
+pub async fn the_sweep_builds_the_pages_of_articles_published_before_them(api: Api) {
+    let admin = api.admin_token().await;
+    let first = published(&api, &admin, json!({"title": "Old", "content": "a"})).await;
+    create(&api, &admin, json!({"title": "Draft", "content": "b"})).await;
+    let second = published(&api, &admin, json!({"title": "Older", "content": "c"})).await;
+    // Their events never reach the worker (as before the pages existed).
+    assert_eq!(listed(&api).await, Vec::<Value>::new());
+    assert_eq!(api.rebuild_sitemap().await.unwrap(), 1, "one page of 1,000 ids");
+    let expected = article_entries(&api, &[first, second]).await;
+    assert_eq!(listed(&api).await, expected);
+    assert_eq!(api.rebuild_sitemap().await.unwrap(), 1, "again: the same pages");
+    assert_eq!(listed(&api).await, expected, "the draft is not listed");
 }

@@ -146,6 +146,25 @@ impl Api {
         body["published"].as_u64().ok_or_else(|| anyhow::anyhow!("{body}"))
     }
 
+    /// Runs the sitemap's rebuild as on a deployment whose articles predate the pages (its
+    /// progress item removed first), to its end: how many pages it wrote. In a process, the
+    /// rebuild's steps; on the stack, the sweep function invoked with its schedule's input.
+    pub async fn rebuild_sitemap(&self) -> anyhow::Result<u64> {
+        use blog_shared::articles::sitemap_pages;
+        self.table.delete(&sitemap_pages::rebuild_key(), None).await?;
+        let Some(stack) = &self.stack else {
+            let mut pages = 0;
+            loop {
+                match sitemap_pages::rebuild_step(self.table.as_ref()).await? {
+                    0 => return Ok(pages),
+                    step => pages += step,
+                }
+            }
+        };
+        let body = invoke_sweep(stack).await?;
+        body["sitemapPages"].as_u64().ok_or_else(|| anyhow::anyhow!("{body}"))
+    }
+
     /// Moves every outbox event `by` back in time (its key and its `createdAt`).
     async fn age_outbox(&self, by: Duration) {
         use blog_shared::ports::table::{n, s, AttributeValue, Index, Key, Query};
@@ -167,6 +186,21 @@ impl Api {
             self.table.put(item, None).await.unwrap();
             self.table.delete(&Key::new("OUTBOX", sk), None).await.unwrap();
         }
+    }
+
+    /// Hands the worker the next `count` events the API emitted, in order, each as one delivery
+    /// (the function's batch on the stack): what a test of a follow-up waits for, instead of
+    /// a time. Panics when fewer were emitted (after `next_event`'s wait) or one failed.
+    pub async fn follow_up(&self, count: usize) -> Vec<Value> {
+        let mut handled = Vec::new();
+        for n in 0..count {
+            let event = self.next_event().await.unwrap_or_else(|| panic!("event {n} of {count}"));
+            let id = format!("m-{}", super::uuid_like());
+            let message = Message { id, body: event.to_string(), receive_count: 1 };
+            assert!(self.handle_batch(&[message]).await.is_empty(), "the worker failed {event}");
+            handled.push(event);
+        }
+        handled
     }
 
     /// Hands the worker one event, as one delivery of a message: the follow-up's outcome.
