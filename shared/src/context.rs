@@ -37,8 +37,9 @@ pub struct Parts {
     pub principals: Arc<PrincipalCache>,
     /// The public reads' answers, kept while the table is unchanged.
     pub answers: Arc<Answers>,
-    /// Additions to counters that need no answer (views): written at once by default
-    /// ([`Direct`]), added up in memory in the local gateway.
+    /// Additions made once per marker (views, once per reader and article): written when asked
+    /// by default ([`Direct`]), kept in memory and committed every few seconds in the local
+    /// gateway.
     pub tally: Arc<dyn Tally>,
     /// The ports only some processes have: taken when a router or a loop starts
     /// ([`AppContext::require_events`] and its siblings), never looked up per request.

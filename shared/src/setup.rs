@@ -186,7 +186,7 @@ pub async fn embedder(
 }
 
 /// The local gateway's services around a context: the in-process event queue, the embedder,
-/// the views added up in memory ([`local_tally`]) and the worker loop that consumes the queue
+/// the views kept in memory ([`local_tally`]) and the worker loop that consumes the queue
 /// (to be spawned).
 pub async fn local_worker(
     ctx: AppContext,
@@ -215,9 +215,9 @@ pub async fn local_worker(
 /// Every this often the local gateway writes the views it added up.
 pub const LOCAL_TALLY_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// The context of the local gateway's process: views added up in memory and written every
-/// [`LOCAL_TALLY_EVERY`] (and at shutdown: `ctx.tally.flush()`), not one write per view,
-/// which would drop the kept answers at every read.
+/// The context of the local gateway's process: views kept in memory and committed every
+/// [`LOCAL_TALLY_EVERY`] (and at shutdown: `ctx.tally.flush()`), not one transaction per
+/// view as it is read, which would drop the kept answers at every counted read.
 pub fn local_tally(ctx: AppContext) -> AppContext {
     let tally = crate::ports::tally::Buffered::start(ctx.table.clone(), LOCAL_TALLY_EVERY);
     ctx.with_tally(tally)

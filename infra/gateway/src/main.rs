@@ -61,7 +61,7 @@ async fn main() -> anyhow::Result<()> {
             tracing::info!("serving the blog API on http://{listen}");
             let tally = ctx.tally.clone();
             local_gateway::serve(listener, ctx, shutdown_signal()).await?;
-            // The views added up since the last write are written before the process ends.
+            // The views counted since the last flush are committed before the process ends.
             tally.flush().await.context("writing the counted views")?;
         }
         Command::CreateAdmin { username, password, email } => {

@@ -91,12 +91,12 @@ impl Endpoints for PublicEndpoints {
         OpenApiRouter::new().nest(BASE, caching::public_reads(routes))
     }
 
-    /// Every answer is a public read's: kept while the table is unchanged; a detail read
-    /// counts a view before that, so a kept answer counts too; the HTTP caching outside both,
-    /// so a revalidated read (304) counts too.
+    /// Every answer is a public read's: kept while the table is unchanged; the HTTP caching
+    /// outside; a detail read counts its view outside both, seeing the reader's answer: a kept
+    /// answer counts, a revalidated read (304) does not.
     fn layer(router: axum::Router<AppContext>, ctx: &AppContext) -> axum::Router<AppContext> {
-        let counted = views::counted(crate::http::answers::reused(router, ctx), ctx);
-        caching::conditional(counted, ctx.config.public_cache_max_age)
+        let reused = crate::http::answers::reused(router, ctx);
+        views::counted(caching::conditional(reused, ctx.config.public_cache_max_age), ctx)
     }
 }
 

@@ -4,7 +4,7 @@
 use crate::{
     context::AppContext,
     users::{
-        model::{Email, Password, Username, ROLE_ADMIN, ROLE_USER},
+        model::{Email, Nickname, Password, Username, ROLE_ADMIN, ROLE_USER},
         repo,
     },
 };
@@ -41,11 +41,15 @@ pub async fn ensure_admin(
     if account_exists(ctx, &username).await? {
         return Ok(Outcome::AlreadyExists);
     }
-    let nickname = username.as_str().to_string();
-    let roles = vec![ROLE_USER.to_string(), ROLE_ADMIN.to_string()];
-    match super::handlers::new_account(ctx, username.clone(), password, email, nickname, roles)
-        .await
-    {
+    let account = super::handlers::NewAccount {
+        nickname: Nickname::of_username(&username),
+        username: username.clone(),
+        password,
+        email,
+        roles: vec![ROLE_USER.to_string(), ROLE_ADMIN.to_string()],
+    };
+    // The administrator is no registration: not counted on any address.
+    match super::handlers::new_account(ctx, account, None).await {
         Ok(user) => {
             tracing::info!(user_id = user.id, username = %user.username, "administrator created");
             Ok(Outcome::Created(user.id))

@@ -14,15 +14,18 @@ use crate::{
     users::{
         envelope::{AccountEnvelope, AccountError, AccountErrorEnvelope, AccountOk},
         model::{
-            parse_nickname, AccountStatus, Email, Password, StoredUser, UserView, Username,
-            ROLE_USER,
+            AccountStatus, Email, Nickname, Password, StoredUser, UserView, Username, ROLE_USER,
         },
         principal::Authenticated,
         repo::{self, StoreError},
     },
 };
 
-use super::{password, throttle};
+use super::{
+    password,
+    signups::{self, Allowance, Slot},
+    throttle,
+};
 
 type Body<T> = JsonBody<T, AccountError>;
 
@@ -49,7 +52,8 @@ pub struct RegisterRequest {
     /// An e-mail address, unique case-insensitively.
     #[schema(format = Email, max_length = 254)]
     email: String,
-    /// At most 30 characters; absent, `null` or empty means the user name.
+    /// At most 30 characters once control and bidirectional-control characters are removed,
+    /// and not only invisible ones; absent, `null` or empty means the user name.
     #[serde(default)]
     #[schema(max_length = 30)]
     nickname: Option<String>,
@@ -67,60 +71,106 @@ pub struct RegisterRequest {
             body = AccountEnvelope<UserView>),
         (status = 400, description = "A field breaks its rule (the message names it), the user \
             name is taken or the e-mail is registered", body = AccountErrorEnvelope),
+        (status = 429, description = "This client address registered its limit of accounts \
+            this hour (`BLOG_REGISTRATION_LIMIT`)", body = AccountErrorEnvelope,
+            headers(("Retry-After" = u64, description = "Seconds until the hour ends"))),
         (status = 500, description = INTERNAL, body = AccountErrorEnvelope),
     )
 )]
 pub async fn register(
     State(ctx): State<AppContext>,
+    ClientAddress(address): ClientAddress,
     JsonBody(request, ..): Body<RegisterRequest>,
 ) -> Result<AccountOk<UserView>, AccountError> {
     let username = Username::parse(&request.username).map_err(Failure::Invalid)?;
     let password = Password::parse(&request.password).map_err(Failure::Invalid)?;
     let email = Email::parse(&request.email).map_err(Failure::Invalid)?;
     let nickname = match request.nickname.as_deref() {
-        None | Some("") => username.as_str().to_string(),
-        Some(raw) => parse_nickname(raw).map_err(Failure::Invalid)?,
+        None => None,
+        Some(raw) => Nickname::parse(raw).map_err(Failure::Invalid)?,
+    }
+    .unwrap_or_else(|| Nickname::of_username(&username));
+    // Checked before the password is hashed: an address at its limit costs one read.
+    let limit = ctx.config.registration_limit;
+    let slot = match signups::allowance(ctx.table.as_ref(), limit, &address).await? {
+        Allowance::Room(slot) => slot,
+        Allowance::Full { retry_after_secs } => {
+            tracing::info!(address, "registration refused: the address is at its limit");
+            return Err(AccountError::TooManyRegistrations { retry_after_secs });
+        }
     };
-    let user =
-        new_account(&ctx, username, password, email, nickname, vec![ROLE_USER.into()]).await?;
+    let counted = Counted { address: &address, limit, slot };
+    let account = NewAccount { username, password, email, nickname, roles: vec![ROLE_USER.into()] };
+    let user = new_account(&ctx, account, Some(counted)).await?;
     tracing::info!(user_id = user.id, username = %user.username, "account registered");
     Ok(AccountOk(user.view()))
 }
 
-/// Stores a new active account (registration and administrator bootstrap).
+/// An account to create.
+pub(crate) struct NewAccount {
+    pub username: Username,
+    pub password: Password,
+    pub email: Email,
+    pub nickname: Nickname,
+    pub roles: Vec<String>,
+}
+
+/// A registration's count on its client address's counter.
+pub(crate) struct Counted<'a> {
+    address: &'a str,
+    limit: u32,
+    slot: Slot,
+}
+
+/// Times a registration looks at its address's counter again after it changed meanwhile
+/// (each time another registration from that address committed first).
+const RECOUNTS: usize = 5;
+
+/// Stores a new active account (registration, counted on its address, and the administrator's
+/// bootstrap, not counted): the account, its markers and the count in one transaction.
 pub(crate) async fn new_account(
     ctx: &AppContext,
-    username: Username,
-    password: Password,
-    email: Email,
-    nickname: String,
-    roles: Vec<String>,
+    account: NewAccount,
+    mut counted: Option<Counted<'_>>,
 ) -> Result<StoredUser, AccountError> {
     let table = ctx.table.as_ref();
-    let password_hash = password::hash(password.expose().to_string()).await?;
+    let password_hash = password::hash(account.password.expose().to_string()).await?;
     let now = crate::time::now_string();
     let user = StoredUser {
         id: repo::new_id(table).await?,
-        username: username.as_str().to_string(),
-        email: email.as_str().to_string(),
-        nickname,
+        username: account.username.as_str().to_string(),
+        email: account.email.as_str().to_string(),
+        nickname: account.nickname.into_string(),
         avatar: String::new(),
         status: AccountStatus::Active,
-        roles,
+        roles: account.roles,
         password_hash,
         create_time: now.clone(),
         update_time: now,
     };
-    match repo::create(table, &user).await {
-        Ok(()) => Ok(user),
-        Err(StoreError::UsernameTaken) => {
-            Err(Failure::Invalid("username is already taken".into()).into())
+    for _ in 0..RECOUNTS {
+        let count = counted.as_ref().map(|c| c.slot.write());
+        match repo::create(table, &user, count).await {
+            Ok(()) => return Ok(user),
+            Err(StoreError::UsernameTaken) => {
+                return Err(Failure::Invalid("username is already taken".into()).into())
+            }
+            Err(StoreError::EmailTaken) => {
+                return Err(Failure::Invalid("email is already registered".into()).into())
+            }
+            Err(StoreError::ExtraRefused) => {}
+            Err(other) => return Err(Failure::Internal(other.into()).into()),
         }
-        Err(StoreError::EmailTaken) => {
-            Err(Failure::Invalid("email is already registered".into()).into())
+        // The address's counter changed since it was read: read it again.
+        let Some(c) = counted.as_mut() else { break };
+        match signups::allowance(table, c.limit, c.address).await? {
+            Allowance::Room(slot) => c.slot = slot,
+            Allowance::Full { retry_after_secs } => {
+                return Err(AccountError::TooManyRegistrations { retry_after_secs })
+            }
         }
-        Err(other) => Err(Failure::Internal(other.into()).into()),
     }
+    Err(Failure::Internal(anyhow::anyhow!("the registration counter kept changing")).into())
 }
 
 /// Login request: `username` is a user name or an e-mail.

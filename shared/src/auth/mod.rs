@@ -1,10 +1,11 @@
-//! Authentication: registration, login, logout, password hashing and login throttling, on the
-//! accounts of the users feature. Tokens are signed with [`crate::access::TokenKeys`]; callers
+//! Authentication: registration (limited per client address), login, logout, password hashing
+//! and login throttling, on the accounts of the users feature. Tokens are signed with [`crate::access::TokenKeys`]; callers
 //! are identified for every area by [`crate::users::principal`].
 
 pub mod bootstrap;
 mod handlers;
 pub mod password;
+mod signups;
 mod throttle;
 
 use utoipa_axum::{router::OpenApiRouter, routes};

@@ -84,6 +84,9 @@ pub struct Config {
     pub login_max_failures_per_name: u32,
     /// Window of the login throttle.
     pub login_window: Duration,
+    /// Accounts one client address may register per hour (`BLOG_REGISTRATION_LIMIT`, at least
+    /// 1; the template's `RegistrationLimit`).
+    pub registration_limit: u32,
     /// How long a token's user status may be cached.
     pub principal_cache_ttl: Duration,
     /// Keep the public reads' answers while the table is unchanged (only where the table can
@@ -253,6 +256,7 @@ impl Config {
             login_max_failures: parse(&lookup, "BLOG_LOGIN_MAX_FAILURES", 5)?,
             login_max_failures_per_name: parse(&lookup, "BLOG_LOGIN_MAX_FAILURES_PER_NAME", 50)?,
             login_window: Duration::from_secs(parse(&lookup, "BLOG_LOGIN_WINDOW_SECONDS", 900)?),
+            registration_limit: registration_limit(&lookup)?,
             principal_cache_ttl: Duration::from_secs(parse(
                 &lookup,
                 "BLOG_PRINCIPAL_CACHE_SECONDS",
@@ -344,6 +348,19 @@ fn schedule_period(lookup: &impl Fn(&str) -> Option<String>) -> anyhow::Result<D
         bail!("BLOG_SCHEDULE_PERIOD_SECONDS must be between 1 and 600, not {seconds}");
     }
     Ok(Duration::from_secs(seconds))
+}
+
+/// Accounts a person registers from one address in an hour: one, maybe a few for a family or
+/// an office behind one address; a script making hundreds of throwaway accounts meets it.
+pub const REGISTRATION_LIMIT: u32 = 10;
+
+/// `BLOG_REGISTRATION_LIMIT`: [`REGISTRATION_LIMIT`] by default, at least 1.
+fn registration_limit(lookup: &impl Fn(&str) -> Option<String>) -> anyhow::Result<u32> {
+    let limit: u32 = parse(lookup, "BLOG_REGISTRATION_LIMIT", REGISTRATION_LIMIT)?;
+    if limit == 0 {
+        bail!("BLOG_REGISTRATION_LIMIT must be at least 1, not 0");
+    }
+    Ok(limit)
 }
 
 /// `BLOG_UPLOAD_URL_MINUTES`: 15 by default, at most 7 days (S3's limit for pre-signed URLs).

@@ -186,3 +186,14 @@ fn public_reads_are_fresh_for_a_minute_unless_configured() {
     assert!(config(&[("BLOG_PUBLIC_CACHE_SECONDS", "-1")]).is_err());
     assert!(config(&[("BLOG_PUBLIC_CACHE_SECONDS", "a minute")]).is_err());
 }
+
+#[test]
+fn registrations_are_limited_to_ten_per_address_unless_configured() {
+    assert_eq!(config(&[]).unwrap().registration_limit, 10);
+    let three = config(&[("BLOG_REGISTRATION_LIMIT", "3")]).unwrap();
+    assert_eq!(three.registration_limit, 3);
+    for bad in ["0", "-1", "ten"] {
+        let error = config(&[("BLOG_REGISTRATION_LIMIT", bad)]).unwrap_err().to_string();
+        assert!(error.contains("BLOG_REGISTRATION_LIMIT"), "{error}");
+    }
+}

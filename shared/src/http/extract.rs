@@ -148,16 +148,24 @@ impl<S: Send + Sync> FromRequestParts<S> for ClientAddress {
         parts: &mut axum::http::request::Parts,
         _: &S,
     ) -> Result<Self, Self::Rejection> {
+        Ok(ClientAddress(ClientAddress::of(&parts.extensions)))
+    }
+}
+
+impl ClientAddress {
+    /// The client address of a request from its extensions (for layers, which see the whole
+    /// request): API Gateway's `sourceIp` in Lambda, else the TCP peer, else `unknown`.
+    pub fn of(extensions: &axum::http::Extensions) -> String {
         #[cfg(feature = "lambda")]
         if let Some(lambda_http::request::RequestContext::ApiGatewayV2(context)) =
-            parts.extensions.get::<lambda_http::request::RequestContext>()
+            extensions.get::<lambda_http::request::RequestContext>()
         {
             if let Some(ip) = &context.http.source_ip {
-                return Ok(ClientAddress(ip.clone()));
+                return ip.clone();
             }
         }
-        let peer = parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>();
-        Ok(ClientAddress(peer.map_or_else(|| "unknown".into(), |info| info.0.ip().to_string())))
+        let peer = extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>();
+        peer.map_or_else(|| "unknown".into(), |info| info.0.ip().to_string())
     }
 }
 

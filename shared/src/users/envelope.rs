@@ -61,17 +61,23 @@ fn error_codes() -> utoipa::openapi::Object {
     integer_enum("The HTTP status", kinds.map(|kind| i64::from(kind.status().as_u16())))
 }
 
-/// Errors of the auth and users areas: a core failure (the body's `code` is its status), or the
-/// login throttle's refusal.
+/// Errors of the auth and users areas: a core failure (the body's `code` is its status), or a
+/// refusal of the login throttle or the registration limit.
 #[derive(Debug, thiserror::Error)]
 pub enum AccountError {
     /// Any of the core failures.
     #[error(transparent)]
     Failure(#[from] Failure),
-    /// 429 with `Retry-After`.
+    /// 429 with `Retry-After`: the login throttle.
     #[error("too many failed logins, retry in {retry_after_secs} seconds")]
     TooManyRequests {
         /// Seconds until the throttle window passes.
+        retry_after_secs: u64,
+    },
+    /// 429 with `Retry-After`: the client address registered its limit of accounts this hour.
+    #[error("too many registrations from this address, retry in {retry_after_secs} seconds")]
+    TooManyRegistrations {
+        /// Seconds until the address's window ends.
         retry_after_secs: u64,
     },
 }
@@ -93,7 +99,8 @@ impl IntoResponse for AccountError {
         let status = self.kind().status();
         let (message, retry_after) = match self {
             Self::Failure(failure) => (failure.into_message(), None),
-            Self::TooManyRequests { retry_after_secs } => {
+            Self::TooManyRequests { retry_after_secs }
+            | Self::TooManyRegistrations { retry_after_secs } => {
                 (self.to_string(), Some(retry_after_secs.max(1)))
             }
         };
@@ -110,7 +117,9 @@ impl ApiError for AccountError {
     fn kind(&self) -> Kind {
         match self {
             Self::Failure(failure) => failure.kind(),
-            Self::TooManyRequests { .. } => Kind::TooManyRequests,
+            Self::TooManyRequests { .. } | Self::TooManyRegistrations { .. } => {
+                Kind::TooManyRequests
+            }
         }
     }
     fn invalid(message: impl Into<String>) -> Self {

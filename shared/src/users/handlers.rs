@@ -17,7 +17,7 @@ use crate::{
 use super::{
     envelope::{AccountEnvelope, AccountError, AccountErrorEnvelope, AccountOk},
     model::{
-        parse_avatar, parse_nickname, parse_roles, roles_or_null_schema, AccountStatus, Email,
+        parse_avatar, parse_roles, roles_or_null_schema, AccountStatus, Email, Nickname,
         StoredUser, UserView, ROLE_ADMIN,
     },
     principal::{AdminOnly, Authenticated, Principal},
@@ -60,7 +60,9 @@ struct ProfileChanges<'a> {
 impl ProfileChanges<'_> {
     fn apply(&self, user: &mut StoredUser) -> Result<(), AccountError> {
         if let Some(nickname) = self.nickname {
-            user.nickname = parse_nickname(nickname).map_err(Failure::Invalid)?;
+            // Empty clears the nickname: the user name shows.
+            let nickname = Nickname::parse(nickname).map_err(Failure::Invalid)?;
+            user.nickname = nickname.map(Nickname::into_string).unwrap_or_default();
         }
         if let Some(email) = self.email {
             user.email = Email::parse(email).map_err(Failure::Invalid)?.as_str().into();
@@ -129,7 +131,8 @@ pub async fn me(
 #[derive(Deserialize, ToSchema)]
 #[schema(examples(json!({"nickname": "Alice", "avatar": "https://example.com/alice.png"})))]
 pub struct UpdateMe {
-    /// At most 30 characters.
+    /// At most 30 characters once control and bidirectional-control characters are removed,
+    /// and not only invisible ones; empty clears it (the user name shows).
     #[schema(max_length = 30)]
     nickname: Option<String>,
     /// An e-mail address no other account holds.
@@ -214,7 +217,8 @@ pub async fn get_user(
 #[derive(Deserialize, ToSchema)]
 #[schema(examples(json!({"status": 1, "roles": ["ROLE_USER"]})))]
 pub struct AdminUpdate {
-    /// At most 30 characters.
+    /// At most 30 characters once control and bidirectional-control characters are removed,
+    /// and not only invisible ones; empty clears it (the user name shows).
     #[schema(max_length = 30)]
     nickname: Option<String>,
     /// An e-mail address no other account holds.

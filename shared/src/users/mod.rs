@@ -5,6 +5,7 @@
 pub mod envelope;
 mod handlers;
 pub mod model;
+mod nickname;
 pub mod principal;
 pub mod renames;
 pub mod repo;

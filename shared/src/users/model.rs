@@ -6,6 +6,8 @@ use regex_lite::Regex;
 use serde::{Deserialize, Serialize};
 
 use crate::codes::{self, Coded};
+
+pub use super::nickname::Nickname;
 use utoipa::{
     openapi::{schema::SchemaType, Array, ArrayBuilder, Type},
     ToSchema,
@@ -109,15 +111,6 @@ impl Password {
     /// The plain text, for hashing.
     pub fn expose(&self) -> &str {
         &self.0
-    }
-}
-
-/// A nickname: at most 30 characters.
-pub fn parse_nickname(raw: &str) -> Result<String, String> {
-    if raw.chars().count() <= 30 {
-        Ok(raw.to_string())
-    } else {
-        Err("nickname must be at most 30 characters".into())
     }
 }
 

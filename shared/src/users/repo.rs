@@ -24,6 +24,9 @@ pub enum StoreError {
     /// The account changed or vanished meanwhile.
     #[error("account was changed concurrently")]
     Concurrent,
+    /// The condition of the write that came with a new account did not hold.
+    #[error("the write that came with the account was refused")]
+    ExtraRefused,
     /// The table failed.
     #[error(transparent)]
     Table(#[from] TableError),
@@ -58,9 +61,26 @@ pub async fn new_id(table: &dyn Table) -> Result<u64, TableError> {
     next_id(table, IdKind::User).await
 }
 
-/// Stores a new account and its markers in one transaction.
-pub async fn create(table: &dyn Table, user: &StoredUser) -> Result<(), StoreError> {
-    let writes = vec![
+/// Positions of the writes of [`create`]'s transaction.
+mod created {
+    /// The account.
+    pub const ACCOUNT: usize = 0;
+    /// The user name's marker.
+    pub const USERNAME: usize = 1;
+    /// The e-mail's marker.
+    pub const EMAIL: usize = 2;
+    /// The write that comes with the account, if any.
+    pub const EXTRA: usize = 3;
+}
+
+/// Stores a new account and its markers in one transaction, with `extra` when given (the
+/// registration's count on its address's counter): all or nothing.
+pub async fn create(
+    table: &dyn Table,
+    user: &StoredUser,
+    extra: Option<Write>,
+) -> Result<(), StoreError> {
+    let mut writes = vec![
         Write::Put { item: to_item(user)?, condition: Some(Condition::NotExists) },
         Write::Put {
             item: marker(username_key(&user.username), user.id),
@@ -71,15 +91,22 @@ pub async fn create(table: &dyn Table, user: &StoredUser) -> Result<(), StoreErr
             condition: Some(Condition::NotExists),
         },
     ];
+    debug_assert_eq!(writes.len(), created::EXTRA);
+    writes.extend(extra);
     match table.transact(writes).await {
         Ok(()) => Ok(()),
-        Err(TableError::TransactionCancelled { failed }) if failed.contains(&1) => {
-            Err(StoreError::UsernameTaken)
+        Err(TableError::TransactionCancelled { failed }) => {
+            Err(if failed.contains(&created::USERNAME) {
+                StoreError::UsernameTaken
+            } else if failed.contains(&created::EMAIL) {
+                StoreError::EmailTaken
+            } else if failed.contains(&created::EXTRA) {
+                StoreError::ExtraRefused
+            } else {
+                debug_assert_eq!(failed, [created::ACCOUNT]);
+                StoreError::Concurrent
+            })
         }
-        Err(TableError::TransactionCancelled { failed }) if failed.contains(&2) => {
-            Err(StoreError::EmailTaken)
-        }
-        Err(TableError::TransactionCancelled { .. }) => Err(StoreError::Concurrent),
         Err(other) => Err(other.into()),
     }
 }

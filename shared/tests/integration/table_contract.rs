@@ -44,6 +44,7 @@ contract!(
     a_put_without_string_keys_is_invalid,
     a_conditional_put_on_an_existing_key_fails,
     equals_compares_strings_and_numbers_by_value,
+    not_equals_holds_for_an_absent_or_different_value_of_a_present_item,
     has_lacks_and_comparisons_look_at_the_current_item,
     an_update_sets_removes_and_adds_and_returns_the_new_item,
     an_update_of_a_missing_item_creates_it_from_its_key,
@@ -230,6 +231,24 @@ async fn equals_compares_strings_and_numbers_by_value(table: Arc<dyn Table>) {
     assert!(matches!(wrong, Err(TableError::ConditionFailed)));
     table.put(replaced.clone(), Some(Condition::equals("count", n(1)))).await.unwrap();
     assert_eq!(table.get(&k).await.unwrap(), Some(replaced));
+}
+
+async fn not_equals_holds_for_an_absent_or_different_value_of_a_present_item(
+    table: Arc<dyn Table>,
+) {
+    let k = key("P", "1");
+    table.put(item("P", "1", &[("deleted", n(0)), ("name", s("x"))]), None).await.unwrap();
+    let not =
+        |attribute: &str, value: AttributeValue| Condition::NotEquals(attribute.into(), value);
+    assert!(holds(&table, &k, not("deleted", n(1))).await);
+    assert!(!holds(&table, &k, not("deleted", n(0))).await);
+    assert!(!holds(&table, &k, not("deleted", AttributeValue::N("0.0".into()))).await, "by value");
+    assert!(holds(&table, &k, not("deleted", s("0"))).await, "types differ");
+    assert!(holds(&table, &k, not("missing", n(1))).await, "an absent attribute differs");
+    assert!(!holds(&table, &key("P", "absent"), not("deleted", n(1))).await, "no item");
+    let guard = Condition::All(vec![Condition::Exists, not("deleted", n(1))]);
+    let write = Write::Check { key: k.clone(), condition: guard };
+    table.transact(vec![write]).await.expect("the transactional path agrees");
 }
 
 async fn has_lacks_and_comparisons_look_at_the_current_item(table: Arc<dyn Table>) {

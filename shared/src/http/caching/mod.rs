@@ -11,15 +11,16 @@
 //!    which changes every second while the content does not). It sits
 //!    inside the kept answers ([`super::answers`]), which keep the tag with the answer, so a kept
 //!    answer is not hashed again.
-//! 2. The area's own layers: kept answers, counted views.
+//! 2. The area's own layers: the kept answers.
 //! 3. [`conditional`]: on a `200` answer to a GET or HEAD that carries an `ETag`,
 //!    `Cache-Control` unless the handler set one (`public, max-age=N` for a request without
 //!    `Authorization`; [`NO_STORE`] for one with it, whose answer may be the caller's own, such
 //!    as a comment tree with their pending comments: no cache, shared or the browser's, keeps
 //!    it) and `Vary: Authorization` (a browser that signs in does not reuse the anonymous
 //!    answer); and when the request's `If-None-Match` matches the tag, `304 Not Modified`
-//!    without a body, with the same `ETag`, `Cache-Control`, `Vary` and `Last-Modified`. It
-//!    sits outside the views layer, so a revalidated read counts a view.
+//!    without a body, with the same `ETag`, `Cache-Control`, `Vary` and `Last-Modified`. Only
+//!    the articles' views layer sits outside it, to see the reader's answer: a revalidated read
+//!    counts no view.
 //!
 //! Every other answer (another status, another method, a route not marked) passes untouched
 //! here. Around every area, [`private::no_store`] then says [`NO_STORE`] on every answer to a
@@ -75,7 +76,8 @@ pub fn public_reads<S: Clone + Send + Sync + 'static>(
 
 /// Puts `router` behind the conditional requests and freshness headers of the routes marked
 /// with [`public_reads`] (step 3 of the module documentation), `max_age` the freshness of an
-/// anonymous answer. Apply it last, outside the area's other layers.
+/// anonymous answer. Apply it outside the area's other layers (the articles' views layer
+/// excepted).
 pub fn conditional<S: Clone + Send + Sync + 'static>(
     router: Router<S>,
     max_age: Duration,

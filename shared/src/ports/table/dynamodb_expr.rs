@@ -91,6 +91,11 @@ impl Expr {
                 let value = self.value(value.clone().into());
                 format!("{alive} AND {name} = {value}")
             }
+            Condition::NotEquals(attribute, value) => {
+                let (alive, name) = (self.alive(), self.name(attribute));
+                let value = self.value(value.clone().into());
+                format!("{alive} AND (attribute_not_exists({name}) OR {name} <> {value})")
+            }
             Condition::HasAttribute(attribute) => {
                 let (alive, name) = (self.alive(), self.name(attribute));
                 format!("{alive} AND attribute_exists({name})")

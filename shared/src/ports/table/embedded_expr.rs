@@ -69,6 +69,9 @@ pub(super) fn holds(condition: Option<&Condition>, item: Option<&Item>) -> bool 
         (Condition::Equals(name, value), Some(item)) => {
             item.get(name).is_some_and(|v| same(v, value))
         }
+        (Condition::NotEquals(name, value), Some(item)) => {
+            item.get(name).is_none_or(|v| !same(v, value))
+        }
         (Condition::HasAttribute(name), Some(item)) => item.contains_key(name),
         (Condition::LacksAttribute(name), Some(item)) => !item.contains_key(name),
         (Condition::LessThan(name, bound), Some(item)) => {

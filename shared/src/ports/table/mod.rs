@@ -106,6 +106,8 @@ pub enum Condition {
     NotExists,
     /// The item exists and the attribute equals the value.
     Equals(String, AttributeValue),
+    /// The item exists and the attribute is absent or differs from the value.
+    NotEquals(String, AttributeValue),
     /// The item exists and carries the attribute.
     HasAttribute(String),
     /// The item exists and does not carry the attribute.

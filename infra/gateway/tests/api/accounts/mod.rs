@@ -2,11 +2,15 @@
 
 mod cases;
 mod login;
+mod signups;
 
 on_every_target!(
     cases::registration_returns_the_new_account_with_role_user,
     cases::registration_names_the_field_that_breaks_a_rule,
     cases::user_names_and_emails_are_unique_case_insensitively,
+    signups::registrations_from_one_address_stop_at_the_limit_and_another_address_registers,
+    signups::simultaneous_registrations_from_one_address_create_at_most_the_limit,
+    signups::nicknames_lose_control_and_bidi_characters_and_an_invisible_one_is_refused,
     login::login_accepts_the_user_name_or_the_email,
     login::a_wrong_password_and_an_unknown_user_get_the_same_401,
     login::five_failed_logins_lock_the_account_for_the_window,

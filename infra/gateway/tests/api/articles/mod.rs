@@ -9,6 +9,7 @@ mod revisions;
 mod schedule;
 mod search;
 mod stats;
+mod views;
 mod writes;
 
 on_every_target!(
@@ -43,8 +44,11 @@ on_every_target!(
     stats::articles_carry_their_authors_name_and_counters,
     stats::an_author_without_a_nickname_shows_by_user_name,
     stats::a_counter_added_between_an_administration_read_and_its_write_survives,
-    stats::every_public_detail_read_counts_one_view,
-    stats::concurrent_detail_reads_lose_no_view,
+    views::a_reader_counts_one_view_however_often_they_read_and_revalidate,
+    views::readers_count_apart_and_a_signed_in_reader_counts_once_from_anywhere,
+    views::a_read_that_is_not_found_counts_nothing_and_writes_nothing,
+    views::a_revalidated_read_counts_nothing_and_a_changed_article_counts_its_reader,
+    views::simultaneous_reads_count_one_view_per_reader_and_lose_none,
     stats::a_renamed_author_shows_on_every_article_of_theirs,
     stats::an_older_rename_delivered_late_changes_nothing,
     schedule::a_scheduled_draft_is_published_at_its_time_once_with_its_event,

@@ -247,8 +247,8 @@ pub async fn reads_cost_what_the_data_model_says(api: Api) {
     .await;
     published(&api, &admin, json!({"title": "Another cost", "content": "x", "categoryId": cat}))
         .await;
-    // The detail counts its view: in Lambda an UpdateItem made with the read (one round trip),
-    // locally an addition in memory.
+    // The detail counts its view (its first read by this reader): in Lambda a transaction made
+    // with the read (one round trip), locally kept in memory for the next flush.
     let detail_calls = if api.on_stack().is_some() { 2 } else { 1 };
     // (path, calls, round trips): the list's statistics item and every word's search index
     // partition are read together.
@@ -346,17 +346,21 @@ pub async fn a_repeated_public_read_is_kept_until_the_next_write(api: Api) {
         async move { assert_ok(&api.call("GET", &path, None, None).await).clone() }
     };
     assert_eq!(read(detail.clone()).await["title"], json!("First words"));
-    // The view it counted is written now (which drops the answers kept so far), not by the
-    // periodic write during the metered read; the next read is kept again.
+    // The view it counted is committed now (which drops the answers kept so far), not by the
+    // periodic flush during the metered read; the next read is kept again.
     api.ctx.tally.flush().await.expect("views written");
     assert_eq!(read(detail.clone()).await["title"], json!("First words"));
     let (again, counts) = api.calls_of(api.call("GET", &detail, None, None)).await;
     assert_eq!(assert_ok(&again)["title"], json!("First words"));
     // The embedded table tells when it has changed, so the answer is kept; DynamoDB cannot.
-    let kept = api.table.change_stamp().is_some();
-    // In Lambda the read also counts its view (an UpdateItem made with it).
-    let detail_calls = if api.on_stack().is_some() { 2 } else { 1 };
-    assert_eq!(counts.total(), if kept { 0 } else { detail_calls }, "{counts:?}");
+    if api.table.change_stamp().is_some() {
+        assert_eq!(counts.total(), 0, "{counts:?}");
+    } else {
+        // In Lambda the read also tries its view's transaction (cancelled: the reader's view
+        // is counted), unless the instance remembers the reader's marker.
+        let most = if api.on_stack().is_some() { 2 } else { 1 };
+        assert!(counts.query == 1 && counts.total() <= most, "{counts:?}");
+    }
 
     let update = json!({"title": "Second words", "content": "x", "categoryId": cat, "version": 1});
     let path = format!("/api/v1/admin/articles/{id}");

@@ -231,6 +231,18 @@ impl Api {
             .await
     }
 
+    /// Registers `username` (with [`super::PASSWORD`] and `<username>@example.com`) from the
+    /// client address `from`, as [`Api::login_from`] signs in.
+    pub async fn register_from(&self, from: IpAddr, username: &str) -> Reply {
+        let body = serde_json::json!({
+            "username": username, "password": super::PASSWORD,
+            "email": format!("{username}@example.com"),
+        });
+        let headers = [("content-type", "application/json")];
+        let path = "/api/v1/auth/register";
+        self.send_from(Some(from), "POST", path, &headers, Some(body.to_string())).await
+    }
+
     async fn send_from(
         &self,
         from: Option<IpAddr>,
