@@ -7,6 +7,7 @@ mod deploy;
 mod initialisation;
 mod least_privilege;
 mod localstack;
+mod must_not;
 mod sample_events;
 mod schedule;
 mod timeouts;
