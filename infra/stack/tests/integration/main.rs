@@ -8,6 +8,7 @@ mod initialisation;
 mod least_privilege;
 mod localstack;
 mod must_not;
+mod must_not_resources;
 mod sample_events;
 mod schedule;
 mod timeouts;
