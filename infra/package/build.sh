@@ -12,7 +12,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 # Every function binary of the workspace (one package each, named like its binary).
-ALL_FUNCTIONS="auth users categories tags articles admin-articles comments files ops worker outbox-sweep"
+ALL_FUNCTIONS="auth users categories tags articles admin-articles comments admin-comments files ops worker outbox-sweep"
 FUNCTIONS="${FUNCTIONS:-$ALL_FUNCTIONS}"
 
 arch="${1:-}"

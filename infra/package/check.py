@@ -31,7 +31,8 @@ from botocore.config import Config
 ROOT = Path(__file__).resolve().parents[2]
 EVENTS = ROOT / "events"
 LAMBDA_DIR = ROOT / "target" / "lambda"
-FUNCTIONS = "auth users categories tags articles admin-articles files ops worker outbox-sweep".split()
+FUNCTIONS = ("auth users categories tags articles admin-articles comments admin-comments files ops worker "
+             "outbox-sweep").split()
 ADMIN = ("admin", "Admin12345", "admin@example.com")
 ACTUATOR_TOKEN = "package-check-actuator-token"
 
@@ -221,6 +222,8 @@ def run(check):
     check.http("admin-articles", "admin-articles/publish.json", 200, "code", 200)
     check.http("articles", "articles/detail.json", 200, "code", 200)
     check.http("articles", "articles/related.json", 200, "code", 200)
+    check.http("comments", "comments/create.json", 200, "code", 200)
+    check.http("admin-comments", "admin-comments/list.json", 200, "code", 200)
     presigned = check.http("files", "files/presigned.json", 200, "code", 0)
     check.values["FILE_ID"] = presigned["data"]["fileId"]
     check.http("files", "files/metadata.json", 200, "code", 0)
@@ -245,6 +248,7 @@ def run(check):
         ("auth", "auth/login.json"), ("users", "users/get-me.json"),
         ("categories", "categories/tree.json"), ("tags", "tags/hot.json"),
         ("articles", "articles/detail.json"), ("admin-articles", "admin-articles/list.json"),
+        ("comments", "comments/tree.json"), ("admin-comments", "admin-comments/list.json"),
         ("files", "files/metadata.json"), ("ops", "ops/health.json"),
         ("worker", "worker/sqs-batch.json"), ("outbox-sweep", "outbox-sweep/scheduled.json"),
     ]

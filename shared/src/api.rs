@@ -50,15 +50,28 @@ pub const ADMIN_ARTICLES: Function =
     Function { name: "admin-articles", areas: &[&articles::ADMIN] };
 /// functions/files.
 pub const FILES: Function = Function { name: "files", areas: &[&files::AREA] };
-/// functions/comments: comments, likes, reports and their moderation.
+/// functions/comments: comments, likes and reports (anonymous reads among them).
 pub const COMMENTS: Function =
-    Function { name: "comments", areas: &[&comments::PUBLIC, &comments::LIKES, &comments::ADMIN] };
+    Function { name: "comments", areas: &[&comments::PUBLIC, &comments::LIKES] };
+/// functions/admin-comments: the moderation of comments and reports (administrators only).
+pub const ADMIN_COMMENTS: Function =
+    Function { name: "admin-comments", areas: &[&comments::ADMIN] };
 /// functions/ops: the actuator and the API description.
 pub const OPS: Function = Function { name: "ops", areas: &[&ops::AREA, &ops::DOCS] };
 
 /// Every HTTP function, in the order the API description lists their areas.
-pub const FUNCTIONS: [&Function; 9] =
-    [&AUTH, &USERS, &CATEGORIES, &TAGS, &ARTICLES, &ADMIN_ARTICLES, &COMMENTS, &FILES, &OPS];
+pub const FUNCTIONS: [&Function; 10] = [
+    &AUTH,
+    &USERS,
+    &CATEGORIES,
+    &TAGS,
+    &ARTICLES,
+    &ADMIN_ARTICLES,
+    &COMMENTS,
+    &ADMIN_COMMENTS,
+    &FILES,
+    &OPS,
+];
 
 /// Every area of the API.
 pub fn areas() -> impl Iterator<Item = &'static Area> {

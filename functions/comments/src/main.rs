@@ -1,4 +1,5 @@
-//! Lambda function of the comments (`/api/v1/comments`, the likes, `/api/v1/admin/comments`).
+//! Lambda function of the comments (`/api/v1/comments`) and the likes; their administration is
+//! functions/admin-comments.
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), blog_shared::lambda::LambdaError> {

@@ -1,9 +1,10 @@
 //! Which IAM actions an AWS request needs, read off the request as the services authorize it:
 //! DynamoDB's JSON operations (a transaction per contained operation, queries on an index
-//! against `<table>/index/<name>`, the partition-key values as `dynamodb:LeadingKeys`), SQS in
-//! its JSON and query protocols (batches as their single action), Secrets Manager, S3's REST
-//! requests on path-style URLs (object tagging, copies and bucket reads included) and Bedrock
-//! Runtime's model invocations.
+//! against `<table>/index/<name>`, the partition-key values as `dynamodb:LeadingKeys`, the
+//! attribute names of an item request as `dynamodb:Attributes` and its `dynamodb:ReturnValues`),
+//! SQS in its JSON and query protocols (batches as their single action), Secrets Manager, S3's
+//! REST requests on path-style URLs (object tagging, copies and bucket reads included; a
+//! listing's `s3:prefix`) and Bedrock Runtime's model invocations.
 
 use std::collections::BTreeMap;
 
@@ -25,11 +26,42 @@ pub struct Action {
     pub leading_keys: Vec<String>,
     /// A query of a secondary index (its leading keys are the index's partition keys).
     pub on_index: bool,
+    /// The request's other condition keys the IAM check reads (`dynamodb:Attributes`,
+    /// `dynamodb:ReturnValues`, `s3:prefix`), by key; a key the request does not carry is
+    /// absent, as in IAM's request context.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub context: BTreeMap<String, Vec<String>>,
 }
 
 impl Action {
-    fn new(action: &str, resource: String) -> Self {
-        Self { action: action.to_string(), resource, leading_keys: vec![], on_index: false }
+    /// `action` (`service:Action`) on the resource of ARN `resource`, without leading keys or
+    /// other condition keys (the builders below add them, e.g. to ask a policy a question).
+    pub fn new(action: &str, resource: impl Into<String>) -> Self {
+        Self {
+            action: action.to_string(),
+            resource: resource.into(),
+            leading_keys: vec![],
+            on_index: false,
+            context: BTreeMap::new(),
+        }
+    }
+
+    /// With these partition keys (`dynamodb:LeadingKeys`).
+    pub fn keys(mut self, keys: &[&str]) -> Self {
+        self.leading_keys = keys.iter().map(|k| k.to_string()).collect();
+        self
+    }
+
+    /// A query of a secondary index (`resource` is `<table ARN>/index/<name>`).
+    pub fn on_an_index(mut self) -> Self {
+        self.on_index = true;
+        self
+    }
+
+    /// With `values` for the condition key `key` (e.g. `dynamodb:Attributes`).
+    pub fn with(mut self, key: &str, values: &[&str]) -> Self {
+        self.context.insert(key.to_string(), values.iter().map(|v| v.to_string()).collect());
+        self
     }
 }
 
@@ -103,10 +135,13 @@ fn dynamodb(parts: &Parts, body: &[u8], schemas: &KeySchemas) -> Result<Vec<Acti
     let body: Value = serde_json::from_slice(body).context("a DynamoDB body")?;
     let table = || body["TableName"].as_str().context("TableName");
     Ok(match operation {
-        "GetItem" | "DeleteItem" | "UpdateItem" => {
-            vec![item_action(schemas, &format!("dynamodb:{operation}"), table()?, &body["Key"])?]
+        "GetItem" | "DeleteItem" | "UpdateItem" | "PutItem" => {
+            let field = if operation == "PutItem" { "Item" } else { "Key" };
+            let action = format!("dynamodb:{operation}");
+            let mut found = item_action(schemas, &action, table()?, &body[field])?;
+            found.context = context::item(&body, &action, field, true);
+            vec![found]
         }
-        "PutItem" => vec![item_action(schemas, "dynamodb:PutItem", table()?, &body["Item"])?],
         "Query" => vec![query(schemas, &body)?],
         "BatchGetItem" | "BatchWriteItem" => {
             let requests = body["RequestItems"].as_object().context("RequestItems")?;
@@ -143,16 +178,19 @@ fn dynamodb(parts: &Parts, body: &[u8], schemas: &KeySchemas) -> Result<Vec<Acti
                     .as_object()
                     .and_then(|o| o.iter().next())
                     .context("a transaction entry")?;
-                let (action, key) = match kind.as_str() {
-                    "Put" => ("dynamodb:PutItem", &inner["Item"]),
-                    "Update" => ("dynamodb:UpdateItem", &inner["Key"]),
-                    "Delete" => ("dynamodb:DeleteItem", &inner["Key"]),
-                    "ConditionCheck" => ("dynamodb:ConditionCheckItem", &inner["Key"]),
-                    "Get" => ("dynamodb:GetItem", &inner["Key"]),
+                let (action, field) = match kind.as_str() {
+                    "Put" => ("dynamodb:PutItem", "Item"),
+                    "Update" => ("dynamodb:UpdateItem", "Key"),
+                    "Delete" => ("dynamodb:DeleteItem", "Key"),
+                    "ConditionCheck" => ("dynamodb:ConditionCheckItem", "Key"),
+                    "Get" => ("dynamodb:GetItem", "Key"),
                     other => bail!("transaction entry {other}"),
                 };
                 let table = inner["TableName"].as_str().context("TableName")?;
-                actions.push(item_action(schemas, action, table, key)?);
+                let mut found = item_action(schemas, action, table, &inner[field])?;
+                // A transaction's entries take no ReturnValues.
+                found.context = context::item(inner, action, field, false);
+                actions.push(found);
             }
             actions
         }
@@ -268,6 +306,16 @@ fn s3(parts: &Parts) -> Result<Vec<Action>> {
     let Some(key) = key else {
         let action = match parts.method {
             Method::HEAD | Method::GET if has("location") => "s3:GetBucketLocation",
+            Method::GET if has("prefix") => {
+                let query = parts.uri.query().unwrap_or_default();
+                let prefix = form_urlencoded::parse(query.as_bytes())
+                    .find(|(name, _)| name == "prefix")
+                    .map(|(_, value)| value.into_owned())
+                    .unwrap_or_default();
+                let listing =
+                    Action::new("s3:ListBucket", bucket_arn).with("s3:prefix", &[&prefix]);
+                return Ok(vec![listing]);
+            }
             Method::HEAD | Method::GET => "s3:ListBucket",
             Method::PUT => "s3:CreateBucket",
             Method::DELETE => "s3:DeleteBucket",
@@ -324,5 +372,6 @@ fn bedrock(parts: &Parts) -> Result<Vec<Action>> {
     Ok(vec![Action::new(action, arn)])
 }
 
+mod context;
 #[cfg(test)]
 mod tests;

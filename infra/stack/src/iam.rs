@@ -2,10 +2,17 @@
 //! wins, else an `Allow` whose action, resource and conditions all match grants, else the
 //! action is denied (as AccessDenied would be in AWS). Conditions: the string and boolean
 //! operators with their `ForAllValues:`/`ForAnyValue:` set forms and `IfExists`, on
-//! `dynamodb:LeadingKeys` (the partition keys of the request) and `aws:SecureTransport`
-//! (always true: every AWS endpoint is HTTPS). A `dynamodb:LeadingKeys` condition is never
-//! taken to cover a query of a secondary index: the check does not rely on how AWS reads
-//! leading keys there, so a policy must grant index queries without one.
+//! `dynamodb:LeadingKeys` (the partition keys of the request), `dynamodb:Attributes` and
+//! `dynamodb:ReturnValues` (read off item requests), `s3:prefix` (of a listing) and
+//! `aws:SecureTransport` (always true: every AWS endpoint is HTTPS); a condition on any other
+//! key never holds. As in IAM, a `ForAllValues:` or `IfExists` condition holds when the request
+//! lacks the key. A `dynamodb:LeadingKeys` condition is never taken to cover a query of a
+//! secondary index: the check does not rely on how AWS reads leading keys there, so a policy
+//! must grant index queries without one.
+//!
+//! [`Policy::decide`] answers the question AWS answers: is this action on this resource, with
+//! these keys and attributes, allowed? The stack asks it of every call it records, and the
+//! template tests ask it of what a function must never be able to do.
 
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
@@ -160,6 +167,15 @@ impl Statement {
             .collect()
     }
 
+    /// Its conditions on keys other than `dynamodb:LeadingKeys`, as `operator key: values`.
+    pub fn other_conditions(&self) -> Vec<String> {
+        self.conditions
+            .iter()
+            .filter(|c| c.key != "dynamodb:LeadingKeys")
+            .map(|c| format!("{} {}: {}", c.operator, c.key, c.values.join(" ")))
+            .collect()
+    }
+
     /// The actions it names.
     pub fn actions(&self) -> &[String] {
         &self.actions
@@ -171,6 +187,9 @@ impl Statement {
     }
 }
 
+/// The condition keys besides the leading keys that the check reads off a request.
+const CONTEXT_KEYS: [&str; 3] = ["dynamodb:Attributes", "dynamodb:ReturnValues", "s3:prefix"];
+
 impl Clause {
     fn holds(&self, action: &Action) -> bool {
         let context: Option<Vec<String>> = match self.key.as_str() {
@@ -179,6 +198,7 @@ impl Clause {
                 Some(action.leading_keys.clone()).filter(|keys| !keys.is_empty())
             }
             "aws:SecureTransport" => Some(vec!["true".into()]),
+            key if CONTEXT_KEYS.contains(&key) => action.context.get(key).cloned(),
             _ => return false,
         };
         let (set, operator) = match self.operator.split_once(':') {
@@ -242,5 +262,6 @@ pub fn glob(pattern: &str, text: &str, ignore_case: bool) -> bool {
     pattern[p..].iter().all(|c| *c == '*')
 }
 
+pub mod probe;
 #[cfg(test)]
 mod tests;

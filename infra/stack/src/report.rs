@@ -76,8 +76,9 @@ pub fn render(template: &Template, rows: &[Row], command: &str) -> Result<String
          test), each call read as the IAM actions AWS authorizes it by. `make test` fails when \
          template.yaml does not grant one of them to the function that made it. Resources are \
          named by their logical ids; S3 keys by their first segment; leading keys \
-         (`dynamodb:LeadingKeys`, the partition keys touched) with their variable part as `…`. \
-         Calls of Lambda's own machinery (the SQS event source mapping's receives and deletes, \
+         (`dynamodb:LeadingKeys`, the partition keys touched) with their variable part as `…`; \
+         a grant's other conditions (attribute names, return values, S3 prefixes) are shown \
+         beside its leading keys. Calls of Lambda's own machinery (the SQS event source mapping's receives and deletes, \
          which SAM grants for the `SQS` event; the scheduler's invocation) are not the \
          functions' and are not listed.\n"
     )?;
@@ -104,20 +105,26 @@ pub fn render(template: &Template, rows: &[Row], command: &str) -> Result<String
             writeln!(out)?;
         }
         writeln!(out, "Grants:\n")?;
-        writeln!(out, "| statement | actions | resources | leading keys | used |")?;
-        writeln!(out, "|---|---|---|---|---|")?;
+        writeln!(
+            out,
+            "| statement | actions | resources | leading keys | other conditions | used |"
+        )?;
+        writeln!(out, "|---|---|---|---|---|---|")?;
         for statement in &policy.statements {
             let used = made.iter().any(|r| r.granted_by == statement.sid);
             let list = |items: &[String]| {
                 items.iter().map(|i| format!("`{}`", symbolic(i))).collect::<Vec<_>>().join(" ")
             };
+            let others: Vec<String> =
+                statement.other_conditions().iter().map(|c| format!("`{c}`")).collect();
             writeln!(
                 out,
-                "| {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} |",
                 statement.sid,
                 list(statement.actions()),
                 list(statement.resources()),
                 list(&statement.leading_keys()),
+                others.join("<br>"),
                 if used { "yes" } else { "not by the suite" }
             )?;
         }

@@ -91,7 +91,7 @@ impl Endpoints for PublicEndpoints {
     }
 }
 
-/// The moderation of comments and reports for administrators (functions/comments).
+/// The moderation of comments and reports for administrators (functions/admin-comments).
 pub const ADMIN: Area = Area::of::<AdminEndpoints>(
     "admin-comments",
     "Moderation of comments and their reports, administrators (the comments' envelope)",

@@ -14,6 +14,7 @@ pub const CRATES: &[&str] = &[
     "articles",
     "admin_articles",
     "comments",
+    "admin_comments",
     "worker",
     "outbox_sweep",
     "files",

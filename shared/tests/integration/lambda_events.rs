@@ -38,11 +38,17 @@ const COMMENT_SAMPLES: [&str; 10] = [
     "unlike-article",
 ];
 
-/// The comments function's samples after `comments/report.json` (the administrator's delete
-/// and the dismissal of the upheld report are left to the generic replay: they answer 404 and
-/// 409 by then).
-const MODERATION_SAMPLES: [&str; 6] =
-    ["admin-list", "admin-reports", "uphold-report", "admin-approve", "admin-reject", "delete"];
+/// The samples after `comments/report.json`: the moderation's (admin-comments), then the
+/// author's delete (the administrator's delete and the dismissal of the upheld report are left
+/// to the generic replay: they answer 404 and 409 by then).
+const MODERATION_SAMPLES: [&str; 6] = [
+    "admin-comments/list",
+    "admin-comments/reports",
+    "admin-comments/uphold-report",
+    "admin-comments/approve",
+    "admin-comments/reject",
+    "comments/delete",
+];
 
 /// The actuator's token of the functions' configuration (the ops events carry it).
 const ACTUATOR_TOKEN: &str = "events-actuator-token-0123";
@@ -292,9 +298,12 @@ async fn replay_feeds(ctx: &AppContext, values: &HashMap<&str, String>) {
 }
 
 /// Replays the comments function's events on the published sample article: a comment (its id
-/// is `COMMENT_ID`), a reply to it, the tree, the comment, its edit and its deletion.
+/// is `COMMENT_ID`), a reply to it, the tree, the comment, its edit, its report, the
+/// moderation (by the admin-comments function, which the comments function does not serve)
+/// and its deletion.
 async fn replay_comments(ctx: &AppContext, values: &mut HashMap<&str, String>) {
     let comments = lambda::service(&api::COMMENTS, ctx.clone()).unwrap();
+    let moderation = lambda::service(&api::ADMIN_COMMENTS, ctx.clone()).unwrap();
     let (status, body) = invoke(&comments, event("comments/create.json", values)).await;
     assert_eq!((status, &body["code"]), (200, &Value::from(200)), "create: {body}");
     values.insert("COMMENT_ID", body["data"]["id"].as_str().unwrap().to_string());
@@ -306,9 +315,12 @@ async fn replay_comments(ctx: &AppContext, values: &mut HashMap<&str, String>) {
     let (status, body) = invoke(&comments, event("comments/report.json", values)).await;
     assert_eq!((status, &body["code"]), (200, &Value::from(200)), "report: {body}");
     values.insert("REPORT_ID", body["data"]["id"].as_str().unwrap().to_string());
+    let (status, body) = invoke(&comments, event("admin-comments/list.json", values)).await;
+    assert_eq!(status, 404, "the comments function serves no moderation route: {body}");
     for file in MODERATION_SAMPLES {
-        let file = format!("comments/{file}.json");
-        let (status, body) = invoke(&comments, event(&file, values)).await;
+        let function = if file.starts_with("admin-comments/") { &moderation } else { &comments };
+        let file = format!("{file}.json");
+        let (status, body) = invoke(function, event(&file, values)).await;
         assert_eq!((status, &body["code"]), (200, &Value::from(200)), "{file}: {body}");
     }
 }

@@ -33,6 +33,7 @@ const FUNCTIONS: &[(&str, &str, Answer, bool)] = &[
     ("articles", "articles/detail.json", Answer::Http200, false),
     ("admin-articles", "admin-articles/list.json", Answer::Http200, false),
     ("comments", "comments/tree.json", Answer::Http200, false),
+    ("admin-comments", "admin-comments/list.json", Answer::Http200, false),
     ("files", "files/presigned.json", Answer::Http200, true),
     ("ops", "ops/liveness.json", Answer::Http200, true),
     ("worker", "worker/sqs-batch.json", Answer::SqsBatch, false),

@@ -46,12 +46,9 @@ fn item_calls_name_the_table_and_their_partition_key() {
     );
     assert_eq!(
         get,
-        [Action {
-            action: "dynamodb:GetItem".into(),
-            resource: "arn:aws:dynamodb:us-east-1:123456789012:table/blog".into(),
-            leading_keys: vec!["USER#1".into()],
-            on_index: false,
-        }]
+        [Action::new("dynamodb:GetItem", "arn:aws:dynamodb:us-east-1:123456789012:table/blog")
+            .keys(&["USER#1"])
+            .with("dynamodb:Attributes", &["*", "pk", "sk"])]
     );
     let put = dynamodb_call("PutItem", json!({"TableName": "blog", "Item": {"pk": {"S": "X"}}}));
     assert_eq!(put[0].leading_keys, ["X"]);
@@ -136,4 +133,57 @@ fn a_model_invocation_names_the_foundation_model() {
         actions[0].resource,
         "arn:aws:bedrock:us-east-1::foundation-model/amazon.titan-embed-text-v2:0"
     );
+}
+
+#[test]
+fn an_update_names_its_key_and_every_attribute_of_its_expressions() {
+    let actions = dynamodb_call(
+        "TransactWriteItems",
+        json!({"TransactItems": [
+            {"Update": {"TableName": "blog", "Key": {"pk": {"S": "ARTICLE#5"}, "sk": {"S": "A#HEAD"}},
+             "UpdateExpression": "ADD #n0 :v0 SET title = :v1, meta.size = :v2",
+             "ConditionExpression": "attribute_exists(#n1) AND (NOT attribute_type(#n2, :t))",
+             "ExpressionAttributeNames": {"#n0": "commentCount", "#n1": "pk", "#n2": "expiresAt"}}},
+            {"ConditionCheck": {"TableName": "blog", "Key": {"pk": {"S": "ARTICLE#5"}},
+             "ConditionExpression": "#s = :s", "ExpressionAttributeNames": {"#s": "status"}}},
+        ]}),
+    );
+    let attributes = |action: &Action| action.context["dynamodb:Attributes"].clone();
+    assert_eq!(attributes(&actions[0]), ["commentCount", "expiresAt", "meta", "pk", "sk", "title"]);
+    assert_eq!(attributes(&actions[1]), ["pk", "status"]);
+    assert!(
+        actions.iter().all(|a| !a.context.contains_key("dynamodb:ReturnValues")),
+        "a transaction's entries take no ReturnValues"
+    );
+}
+
+#[test]
+fn a_single_write_carries_its_return_values_and_a_whole_read_every_attribute() {
+    let update = dynamodb_call(
+        "UpdateItem",
+        json!({"TableName": "blog", "Key": {"pk": {"S": "X"}}, "ReturnValues": "ALL_NEW",
+        "AttributeUpdates": {"likeCount": {"Action": "ADD"}}}),
+    );
+    assert_eq!(update[0].context["dynamodb:ReturnValues"], ["ALL_NEW"]);
+    assert_eq!(update[0].context["dynamodb:Attributes"], ["likeCount", "pk"]);
+    let put = dynamodb_call("PutItem", json!({"TableName": "blog", "Item": {"pk": {"S": "X"}}}));
+    assert_eq!(put[0].context["dynamodb:ReturnValues"], ["NONE"], "NONE unless asked");
+    let projected = dynamodb_call(
+        "GetItem",
+        json!({"TableName": "blog", "Key": {"pk": {"S": "X"}}, "ProjectionExpression": "#a, b",
+        "ExpressionAttributeNames": {"#a": "status"}}),
+    );
+    assert_eq!(projected[0].context["dynamodb:Attributes"], ["b", "pk", "status"]);
+}
+
+#[test]
+fn a_listing_carries_its_prefix() {
+    let listing = parts("GET", "/b?list-type=2&prefix=incoming%2F", &[]);
+    let actions = of_request("s3", &listing, b"", &schemas()).unwrap();
+    assert_eq!(
+        actions,
+        [Action::new("s3:ListBucket", "arn:aws:s3:::b").with("s3:prefix", &["incoming/"])]
+    );
+    let head = of_request("s3", &parts("HEAD", "/b", &[]), b"", &schemas()).unwrap();
+    assert!(head[0].context.is_empty(), "a HEAD of the bucket lists no prefix");
 }

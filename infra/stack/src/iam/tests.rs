@@ -18,11 +18,11 @@ fn policy() -> Policy {
 }
 
 fn action(name: &str, resource: &str, keys: &[&str], on_index: bool) -> Action {
-    Action {
-        action: name.into(),
-        resource: resource.into(),
-        leading_keys: keys.iter().map(|k| k.to_string()).collect(),
-        on_index,
+    let action = Action::new(name, resource).keys(keys);
+    if on_index {
+        action.on_an_index()
+    } else {
+        action
     }
 }
 
@@ -89,4 +89,66 @@ fn wildcards_match_as_iam_matches_them() {
     assert!(glob("arn:aws:s3:::b/uploads/*", "arn:aws:s3:::b/uploads/2026/01/x.png", false));
     assert!(!glob("arn:aws:s3:::b/uploads/*", "arn:aws:s3:::b/incoming/x.png", false));
     assert!(glob("FILE#?", "FILE#1", false) && !glob("FILE#?", "FILE#12", false));
+}
+
+fn counters_policy() -> Policy {
+    Policy::from_policies(&[json!({"Version": "2012-10-17", "Statement": [
+        {"Sid": "Counters", "Effect": "Allow", "Action": "dynamodb:UpdateItem",
+         "Resource": "arn:aws:dynamodb:us-east-1:1:table/t",
+         "Condition": {
+            "ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["ARTICLE#*"]},
+            "ForAllValues:StringEquals": {"dynamodb:Attributes": ["pk", "sk", "likeCount"]},
+            "StringEqualsIfExists": {"dynamodb:ReturnValues": ["NONE", "UPDATED_OLD", "UPDATED_NEW"]}}},
+        {"Sid": "Listing", "Effect": "Allow", "Action": "s3:ListBucket",
+         "Resource": "arn:aws:s3:::b",
+         "Condition": {"StringLike": {"s3:prefix": ["uploads/*", "incoming/*"]}}},
+    ]})])
+    .unwrap()
+}
+
+#[test]
+fn an_update_naming_an_attribute_outside_the_list_is_not_granted() {
+    let policy = counters_policy();
+    let update = |attributes: &[&str]| {
+        Action::new("dynamodb:UpdateItem", "arn:aws:dynamodb:us-east-1:1:table/t")
+            .keys(&["ARTICLE#5"])
+            .with("dynamodb:Attributes", attributes)
+    };
+    assert_eq!(
+        policy.decide(&update(&["pk", "sk", "likeCount"])),
+        Decision::Allowed("Counters".into())
+    );
+    assert_eq!(
+        policy.decide(&update(&["pk", "sk", "likeCount", "title"])),
+        Decision::NotGranted(vec!["Counters".into()])
+    );
+}
+
+#[test]
+fn return_values_that_read_the_whole_item_back_are_not_granted() {
+    let policy = counters_policy();
+    let update = |returns: &str| {
+        Action::new("dynamodb:UpdateItem", "arn:aws:dynamodb:us-east-1:1:table/t")
+            .keys(&["ARTICLE#5"])
+            .with("dynamodb:Attributes", &["pk", "likeCount"])
+            .with("dynamodb:ReturnValues", &[returns])
+    };
+    assert_eq!(policy.decide(&update("UPDATED_NEW")), Decision::Allowed("Counters".into()));
+    assert_eq!(policy.decide(&update("ALL_NEW")), Decision::NotGranted(vec!["Counters".into()]));
+}
+
+#[test]
+fn a_listing_is_granted_under_the_prefixes_of_its_condition_only() {
+    let policy = counters_policy();
+    let list =
+        |prefix: &str| Action::new("s3:ListBucket", "arn:aws:s3:::b").with("s3:prefix", &[prefix]);
+    assert_eq!(policy.decide(&list("incoming/")), Decision::Allowed("Listing".into()));
+    assert_eq!(policy.decide(&list("uploads/2026/x.png")), Decision::Allowed("Listing".into()));
+    assert_eq!(policy.decide(&list("")), Decision::NotGranted(vec!["Listing".into()]));
+    let whole = Action::new("s3:ListBucket", "arn:aws:s3:::b");
+    assert_eq!(
+        policy.decide(&whole),
+        Decision::NotGranted(vec!["Listing".into()]),
+        "a listing without a prefix lacks the key, which only IfExists forgives"
+    );
 }

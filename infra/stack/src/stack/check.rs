@@ -80,11 +80,14 @@ impl Stack {
                     format!("the conditions of {} do not hold", unmet.join(", "))
                 }
             };
-            let keys = if action.leading_keys.is_empty() {
+            let mut keys = if action.leading_keys.is_empty() {
                 String::new()
             } else {
                 format!(" (leading keys {:?})", action.leading_keys)
             };
+            for (key, values) in &action.context {
+                keys += &format!(" ({key} {values:?})");
+            }
             violations.push(format!(
                 "{function}: {} on {}{keys}: {why} in template.yaml",
                 action.action, action.resource

@@ -151,13 +151,14 @@ fn rules_refuse_parameters_as_cloudformation_does() {
 }
 
 #[test]
-fn the_project_template_declares_eleven_functions_with_their_binaries() {
+fn the_project_template_declares_twelve_functions_with_their_binaries() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../template.yaml");
     let template = Template::load(&path).unwrap();
     let functions = template.functions().unwrap();
     let binaries: Vec<&str> = functions.iter().map(|f| f.binary.as_str()).collect();
-    assert_eq!(functions.len(), 11, "{binaries:?}");
-    for binary in ["auth", "users", "articles", "comments", "worker", "outbox-sweep", "ops"] {
+    assert_eq!(functions.len(), 12, "{binaries:?}");
+    let some = ["auth", "users", "articles", "comments", "admin-comments", "worker", "ops"];
+    for binary in some {
         assert!(binaries.contains(&binary), "{binary} in {binaries:?}");
     }
     let defaults = Parameters::resolve(&template, &BTreeMap::new()).expect("the defaults pass");

@@ -7,6 +7,8 @@ mod deploy;
 mod initialisation;
 mod least_privilege;
 mod localstack;
+mod must_not;
+mod must_not_resources;
 mod sample_events;
 mod schedule;
 mod timeouts;

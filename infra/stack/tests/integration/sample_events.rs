@@ -23,11 +23,17 @@ const COMMENT_SAMPLES: [&str; 10] = [
     "unlike-article",
 ];
 
-/// The comments function's samples after `comments/report.json` (the administrator's delete
-/// and the dismissal of the upheld report are left to the generic replay: they answer 404 and
-/// 409 by then).
-const MODERATION_SAMPLES: [&str; 6] =
-    ["admin-list", "admin-reports", "uphold-report", "admin-approve", "admin-reject", "delete"];
+/// The samples after `comments/report.json`: the moderation's (admin-comments), then the
+/// author's delete (the administrator's delete and the dismissal of the upheld report are left
+/// to the generic replay: they answer 404 and 409 by then).
+const MODERATION_SAMPLES: [&str; 6] = [
+    "admin-comments/list",
+    "admin-comments/reports",
+    "admin-comments/uphold-report",
+    "admin-comments/approve",
+    "admin-comments/reject",
+    "comments/delete",
+];
 
 const ADMIN: (&str, &str, &str) = ("admin", "Admin12345", "admin@example.com");
 /// Bytes of the sample upload (`events/files/presigned.json` declares their size and MD5).
@@ -195,7 +201,7 @@ async fn replay_articles(replay: &mut Replay) {
     let report = replay.expect("comments/report.json", 200, Some(("code", json!(200)))).await;
     replay.values.insert("REPORT_ID", report["data"]["id"].as_str().unwrap().into());
     for file in MODERATION_SAMPLES {
-        replay.expect(&format!("comments/{file}.json"), 200, Some(("code", json!(200)))).await;
+        replay.expect(&format!("{file}.json"), 200, Some(("code", json!(200)))).await;
     }
     for file in [
         "articles/list",

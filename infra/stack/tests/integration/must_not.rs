@@ -1,0 +1,291 @@
+//! What each function must NOT be able to do, asked of template.yaml's policies the way AWS
+//! asks it (`blog_stack::iam::probe`: this action, on this resource, with these partition keys
+//! and attributes). The stack checks from below that every call a function makes is granted;
+//! these tests hold the grants from above: every partition of the table and every item action
+//! a function does not use (docs/iam.md) is refused to it. `must_not_resources` asks the same
+//! of article attributes, the bucket, the secrets, the queue and the model.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use blog_stack::{
+    iam::{
+        probe::{self, allows},
+        Policy,
+    },
+    report::symbolic_policies,
+    template::Template,
+    testing::workspace,
+};
+
+/// Every function's policy, by logical id.
+pub(crate) fn policies() -> BTreeMap<String, Policy> {
+    let template = Template::load(&workspace().join("template.yaml")).expect("template.yaml");
+    let policies = symbolic_policies(&template).expect("the functions' policies");
+    policies.into_iter().map(|(function, (_, policy))| (function, policy)).collect()
+}
+
+/// One partition key of each kind of partition of the table (docs/data-model.md).
+const PARTITIONS: [&str; 31] = [
+    "USER#7",
+    "USERNAME#ada",
+    "EMAIL#ada@example.com",
+    "COUNTER#USER",
+    "LOGINFAIL#ada",
+    "FILE#3",
+    "OBJECT#7#0cc175b9c0f1b6a831c399e269772661#12",
+    "COUNTER#FILE",
+    "ARTICLE#5",
+    "COUNTER#ARTICLE",
+    "CATEGORIES",
+    "CATSLUG#news",
+    "COUNTER#CATEGORY",
+    "TAGS",
+    "TAGSLUG#rust",
+    "COUNTER#TAG",
+    "COMMENTS#5",
+    "COMMENT#9",
+    "LIKES#7",
+    "CRATE#7",
+    "REPORT#2",
+    "REPORTS#7",
+    "COUNTER#COMMENT",
+    "COUNTER#REPORT",
+    "STATS",
+    "RECENT",
+    "OUTBOX",
+    "VIEWS#3",
+    "NOTIFIED#5",
+    "METRICS",
+    "CONFIG",
+];
+
+/// Every action on the table's items.
+const ITEM_ACTIONS: [&str; 9] = [
+    "GetItem",
+    "BatchGetItem",
+    "Query",
+    "Scan",
+    "PutItem",
+    "UpdateItem",
+    "DeleteItem",
+    "BatchWriteItem",
+    "ConditionCheckItem",
+];
+
+type Uses = &'static [(&'static [&'static str], &'static [&'static str])];
+
+const ACCOUNTS: &[&str] = &["USER#7", "USERNAME#ada", "EMAIL#ada@example.com"];
+const READ: &[&str] = &["GetItem", "BatchGetItem", "Query"];
+const READ_WRITE: &[&str] = &[
+    "GetItem",
+    "BatchGetItem",
+    "Query",
+    "PutItem",
+    "UpdateItem",
+    "DeleteItem",
+    "ConditionCheckItem",
+];
+const TOKEN_CHECK: (&[&str], &[&str]) = (&["USER#7"], &["GetItem"]);
+const METRICS: (&[&str], &[&str]) = (&["METRICS"], &["PutItem", "UpdateItem"]);
+const LOGGER_LEVELS: (&[&str], &[&str]) = (&["CONFIG"], &["Query"]);
+
+/// What each function does to the table's items (docs/iam.md): partitions and the actions on
+/// them. Everything else on the table's items is refused to it.
+fn table_uses(function: &str) -> Uses {
+    match function {
+        "AuthFunction" => &[
+            (
+                &[
+                    "USER#7",
+                    "USERNAME#ada",
+                    "EMAIL#ada@example.com",
+                    "COUNTER#USER",
+                    "LOGINFAIL#ada",
+                ],
+                &["GetItem", "PutItem", "UpdateItem", "DeleteItem", "ConditionCheckItem"],
+            ),
+            METRICS,
+            LOGGER_LEVELS,
+        ],
+        "UsersFunction" => &[
+            (ACCOUNTS, &["GetItem", "PutItem", "UpdateItem", "DeleteItem", "ConditionCheckItem"]),
+            (&["OUTBOX"], &["PutItem", "DeleteItem"]),
+            METRICS,
+            LOGGER_LEVELS,
+        ],
+        "CategoriesFunction" => &[
+            (&["CATEGORIES", "CATSLUG#news", "COUNTER#CATEGORY", "ARTICLE#5"], READ_WRITE),
+            TOKEN_CHECK,
+            METRICS,
+            LOGGER_LEVELS,
+        ],
+        "TagsFunction" => &[
+            (&["TAGS", "TAGSLUG#rust", "COUNTER#TAG", "ARTICLE#5"], READ_WRITE),
+            TOKEN_CHECK,
+            METRICS,
+            LOGGER_LEVELS,
+        ],
+        "ArticlesFunction" => &[
+            (
+                &[
+                    "ARTICLE#5",
+                    "CATEGORIES",
+                    "TAGS",
+                    "CATSLUG#news",
+                    "TAGSLUG#rust",
+                    "RECENT",
+                    "STATS",
+                ],
+                READ,
+            ),
+            (&["VIEWS#3"], &["UpdateItem"]),
+            METRICS,
+            LOGGER_LEVELS,
+        ],
+        "AdminArticlesFunction" => &[
+            (
+                &["ARTICLE#5", "CATEGORIES", "TAGS", "STATS", "OUTBOX", "COUNTER#ARTICLE"],
+                READ_WRITE,
+            ),
+            TOKEN_CHECK,
+            METRICS,
+            LOGGER_LEVELS,
+        ],
+        "CommentsFunction" => &[
+            (
+                &[
+                    "COMMENTS#5",
+                    "COMMENT#9",
+                    "LIKES#7",
+                    "CRATE#7",
+                    "COUNTER#COMMENT",
+                    "COUNTER#REPORT",
+                ],
+                &["GetItem", "Query", "PutItem", "UpdateItem"],
+            ),
+            (&["LIKES#7"], &["DeleteItem"]),
+            (&["REPORT#2", "REPORTS#7"], &["PutItem"]),
+            (&["ARTICLE#5"], &["GetItem", "UpdateItem"]),
+            TOKEN_CHECK,
+            METRICS,
+            LOGGER_LEVELS,
+        ],
+        "AdminCommentsFunction" => &[
+            (&["COMMENTS#5", "COMMENT#9", "REPORT#2"], &["GetItem", "Query"]),
+            (&["COMMENTS#5", "REPORT#2"], &["UpdateItem"]),
+            (&["REPORTS#7"], &["DeleteItem"]),
+            (&["ARTICLE#5"], &["UpdateItem"]),
+            TOKEN_CHECK,
+            METRICS,
+            LOGGER_LEVELS,
+        ],
+        "FilesFunction" => &[
+            (&["FILE#3", "OBJECT#7#0cc175b9c0f1b6a831c399e269772661#12", "USER#7"], &["GetItem"]),
+            (
+                &["FILE#3", "OBJECT#7#0cc175b9c0f1b6a831c399e269772661#12", "COUNTER#FILE"],
+                &["PutItem", "UpdateItem", "DeleteItem"],
+            ),
+            METRICS,
+            LOGGER_LEVELS,
+        ],
+        "OpsFunction" => &[
+            (&["CONFIG", "METRICS"], &["GetItem", "Query"]),
+            (&["CONFIG"], &["PutItem", "DeleteItem"]),
+            METRICS,
+        ],
+        "OutboxSweepFunction" => &[
+            (&["OUTBOX"], &["Query", "DeleteItem"]),
+            (&["VIEWS#3"], &["Query", "UpdateItem", "DeleteItem"]),
+            (
+                &["ARTICLE#5", "CATEGORIES", "TAGS", "STATS", "OUTBOX"],
+                &["GetItem", "PutItem", "UpdateItem", "DeleteItem"],
+            ),
+            METRICS,
+            LOGGER_LEVELS,
+        ],
+        "WorkerFunction" => &[
+            (&["ARTICLE#5", "RECENT"], READ),
+            (&["ARTICLE#5", "RECENT", "NOTIFIED#5"], &["PutItem", "DeleteItem"]),
+            (&["ARTICLE#5", "COMMENTS#5"], &["UpdateItem"]),
+            (&["COMMENTS#5"], &["Query"]),
+            METRICS,
+            LOGGER_LEVELS,
+        ],
+        other => panic!("{other} is a function the must-not table does not know: add it"),
+    }
+}
+
+#[test]
+fn every_function_is_refused_every_partition_and_item_action_it_does_not_use() {
+    let mut wrong = vec![];
+    for (function, policy) in policies() {
+        let uses: BTreeSet<(&str, &str)> = table_uses(&function)
+            .iter()
+            .flat_map(|(keys, actions)| keys.iter().flat_map(|k| actions.iter().map(|a| (*k, *a))))
+            .collect();
+        for key in PARTITIONS {
+            for action in ITEM_ACTIONS {
+                let granted = allows(&policy, &probe::item(action, key));
+                match (granted, uses.contains(&(key, action))) {
+                    (true, false) => {
+                        wrong.push(format!("{function} may {action} {key}: it must not"))
+                    }
+                    (false, true) => wrong.push(format!(
+                        "{function} no longer may {action} {key}: update table_uses"
+                    )),
+                    _ => {}
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// The functions that answer anonymous callers (some of their routes need no token).
+const ANONYMOUS: [&str; 7] = [
+    "ArticlesFunction",
+    "CategoriesFunction",
+    "TagsFunction",
+    "CommentsFunction",
+    "AuthFunction",
+    "UsersFunction",
+    "OpsFunction",
+];
+
+#[test]
+fn anonymous_callers_functions_read_no_file_object_or_report_and_accounts_only_by_token() {
+    let policies = policies();
+    let token_checkers = ["CategoriesFunction", "TagsFunction", "CommentsFunction"];
+    for function in ANONYMOUS {
+        let policy = &policies[function];
+        for read in ["GetItem", "BatchGetItem", "Query", "Scan"] {
+            for key in
+                ["FILE#3", "OBJECT#7#0cc175b9c0f1b6a831c399e269772661#12", "REPORT#2", "REPORTS#7"]
+            {
+                assert!(!allows(policy, &probe::item(read, key)), "{function} may {read} {key}");
+            }
+            let account = allows(policy, &probe::item(read, "USER#7"));
+            let checks_tokens = token_checkers.contains(&function) && read == "GetItem";
+            let manages_accounts = ["AuthFunction", "UsersFunction"].contains(&function);
+            let expected = checks_tokens || (manages_accounts && read == "GetItem");
+            assert_eq!(account, expected, "{function} {read} USER#");
+        }
+    }
+}
+
+#[test]
+fn only_auth_and_users_write_accounts() {
+    for (function, policy) in policies() {
+        let manages = function == "AuthFunction" || function == "UsersFunction";
+        for write in ["PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"] {
+            for key in ACCOUNTS {
+                let writes = allows(&policy, &probe::item(write, key));
+                assert_eq!(
+                    writes,
+                    manages && write != "BatchWriteItem",
+                    "{function} {write} {key}"
+                );
+            }
+        }
+    }
+}
