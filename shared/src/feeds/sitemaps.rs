@@ -57,7 +57,7 @@ fn index(origin: &Origin, files: impl IntoIterator<Item = u64>) -> Response {
 /// for each id range `[k·L+1, (k+1)·L]` that holds a published article, at absolute URLs of the
 /// host the request was made to. The articles come from the sitemap's pages, which the worker
 /// keeps (an article shows within seconds of its event): the bitmaps of the published ids
-/// (one Query), then for one `<urlset>` the pages that hold any (at most 50 at 50,000 URLs).
+/// (one Query), then for one `<urlset>` the pages of 1,000 ids that hold any (at most 990).
 #[utoipa::path(
     get,
     path = "/sitemap.xml",

@@ -358,14 +358,16 @@ async fn replay_worker(ctx: &AppContext, values: &HashMap<&str, String>) {
             .unwrap();
     assert_eq!(answer["delivered"], serde_json::json!(1), "{answer}");
     assert!(answer["views"].is_u64(), "the pending views are moved too: {answer}");
+    assert!(answer["sitemapPages"].is_u64(), "the sitemap's rebuild runs too: {answer}");
     let answer =
         lambda::outbox_sweep_invocation(&AreaState::from_context(ctx).unwrap(), sweep.clone())
             .await
             .unwrap();
-    let nothing_left = serde_json::json!({ "delivered": 0, "views": 0, "published": 0 });
+    let nothing_left =
+        serde_json::json!({ "delivered": 0, "views": 0, "sitemapPages": 0, "published": 0 });
     assert_eq!(
         answer, nothing_left,
-        "the outbox is empty, and so are the pending views and the schedule"
+        "the outbox is empty, and so are the pending views and the schedule; the rebuild is done"
     );
     let refused =
         lambda::worker_invocation(&AreaState::from_context(ctx).unwrap(), sweep).await.unwrap_err();
