@@ -108,10 +108,15 @@ pub async fn register(
 
 /// An account to create.
 pub(crate) struct NewAccount {
+    /// Its user name.
     pub username: Username,
+    /// Its password as typed (hashed when stored).
     pub password: Password,
+    /// Its e-mail.
     pub email: Email,
+    /// Its nickname.
     pub nickname: Nickname,
+    /// Its roles.
     pub roles: Vec<String>,
 }
 
@@ -121,10 +126,6 @@ pub(crate) struct Counted<'a> {
     limit: u32,
     slot: Slot,
 }
-
-/// Times a registration looks at its address's counter again after it changed meanwhile
-/// (each time another registration from that address committed first).
-const RECOUNTS: usize = 5;
 
 /// Stores a new active account (registration, counted on its address, and the administrator's
 /// bootstrap, not counted): the account, its markers and the count in one transaction.
@@ -148,7 +149,11 @@ pub(crate) async fn new_account(
         create_time: now.clone(),
         update_time: now,
     };
-    for _ in 0..RECOUNTS {
+    // The count is refused only when the counter changed since it was read: another
+    // registration from the address committed first (at most `limit` of them before the
+    // counter is full), or the window ended (then the next try opens one).
+    let attempts = counted.as_ref().map_or(1, |c| c.limit as usize + 2);
+    for _ in 0..attempts {
         let count = counted.as_ref().map(|c| c.slot.write());
         match repo::create(table, &user, count).await {
             Ok(()) => return Ok(user),
