@@ -1,7 +1,7 @@
 //! What the feeds and the sitemap read of published articles, exported at the feature's root so
 //! that they never decode an article record: the latest articles of a listing with their HTML
 //! (two round trips), and the ids and update times of published articles by id range (the
-//! administration index `ADMIN#1` of gsi2, sorted by id).
+//! administration's partition `ADMIN#1` of gsi3, sorted by id).
 
 use std::collections::HashMap;
 use std::ops::RangeInclusive;
@@ -155,10 +155,10 @@ pub struct PublishedStamp {
 
 fn published_by_id(ids: &RangeInclusive<u64>) -> Query {
     let range = SortKey::Between(format!("{:016}", ids.start()), format!("{:016}", ids.end()));
-    Query::partition(Index::Gsi2, keys::admin(Status::Published)).sort(range)
+    Query::partition(Index::Gsi3, keys::admin(Status::Published)).sort(range)
 }
 
-/// Every published article whose id is in `ids`, by id: one Query of `ADMIN#1` on gsi2,
+/// Every published article whose id is in `ids`, by id: one Query of `ADMIN#1` on gsi3,
 /// following its pages (a 1 MB page holds about 1,700 heads).
 pub async fn published_stamps(
     table: &dyn Table,
@@ -179,7 +179,7 @@ pub async fn has_published_in(
 /// How many articles are published, and the highest id of one (`None` when none is): the
 /// statistics item's count and one Query of `ADMIN#1` descending with `Limit 1`, together.
 pub async fn published_extent(table: &dyn Table) -> Result<(u64, Option<u64>), TableError> {
-    let highest = Query::partition(Index::Gsi2, keys::admin(Status::Published)).descending();
+    let highest = Query::partition(Index::Gsi3, keys::admin(Status::Published)).descending();
     let stats = keys::stats();
     let (stats, highest) = try_join!(table.get(&stats), table.query(highest.limit(1)))?;
     let count = stats.and_then(|s| number(&s, Status::Published.counter())).unwrap_or(0);

@@ -92,7 +92,14 @@ async fn matching(
     let table = ctx.table.as_ref();
     let queries = match (article, user) {
         (Some(article), _) => vec![Query::partition(Index::Primary, keys::comments(article))],
-        (None, Some(user)) => vec![Query::partition(Index::Gsi2, keys::by_user(user))],
+        (None, Some(user)) => {
+            let located = repo::of_user(table, user).await?;
+            let mut comments = repo::get_located(table, &located).await?;
+            comments
+                .retain(|c| status.map_or(c.status != CommentStatus::Deleted, |s| c.status == s));
+            comments.sort_by_key(|c| std::cmp::Reverse(c.id));
+            return Ok(comments);
+        }
         (None, None) => {
             let statuses = match status {
                 Some(status) => vec![status],
@@ -103,7 +110,7 @@ async fn matching(
             };
             statuses
                 .into_iter()
-                .map(|s| Query::partition(Index::Gsi1, keys::by_status(s)))
+                .map(|s| Query::partition(Index::Gsi3, keys::by_status(s)))
                 .collect()
         }
     };

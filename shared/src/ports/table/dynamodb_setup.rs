@@ -6,8 +6,9 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, bail, Context};
 use aws_sdk_dynamodb::error::{BuildError, DisplayErrorContext};
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, BillingMode, GlobalSecondaryIndex, IndexStatus, KeySchemaElement, KeyType,
-    Projection, ProjectionType, ScalarAttributeType, TableStatus, TimeToLiveSpecification,
+    AttributeDefinition, BillingMode, CreateGlobalSecondaryIndexAction, GlobalSecondaryIndex,
+    GlobalSecondaryIndexUpdate, IndexStatus, KeySchemaElement, KeyType, Projection, ProjectionType,
+    ScalarAttributeType, TableStatus, TimeToLiveSpecification,
 };
 
 use super::super::{Index, PK, SK, TTL};
@@ -36,9 +37,10 @@ impl DynamoTable {
         Ok(table)
     }
 
-    /// Creates the table when it does not exist (string keys `pk`/`sk`; indexes `gsi1` and
-    /// `gsi2` on `gsiNpk`/`gsiNsk` projecting every attribute; on-demand billing), waits until
-    /// it and its indexes are active, and enables TTL on `expiresAt`.
+    /// Creates the table when it does not exist (string keys `pk`/`sk`; indexes `gsi1`, `gsi2`
+    /// and `gsi3` on `gsiNpk`/`gsiNsk` projecting every attribute; on-demand billing), adds to a
+    /// table created by an earlier version the indexes it lacks (one at a time, as DynamoDB
+    /// allows), waits until it and its indexes are active, and enables TTL on `expiresAt`.
     pub async fn create_table_if_missing(&self) -> anyhow::Result<()> {
         let described = self.client.describe_table().table_name(&self.table).send().await;
         match described {
@@ -49,6 +51,10 @@ impl DynamoTable {
             Err(e) => bail!("DescribeTable {}: {}", self.table, DisplayErrorContext(e)),
         }
         self.wait_until_active().await?;
+        for index in self.missing_indexes().await? {
+            self.add_index(index).await?;
+            self.wait_until_active().await?;
+        }
         let enabled = self
             .client
             .update_time_to_live()
@@ -65,19 +71,51 @@ impl DynamoTable {
         Ok(())
     }
 
+    /// The secondary indexes of [`Index::SECONDARY`] the existing table lacks.
+    async fn missing_indexes(&self) -> anyhow::Result<Vec<Index>> {
+        let described = self.client.describe_table().table_name(&self.table).send().await;
+        let table = described
+            .map_err(|e| anyhow!("DescribeTable {}: {}", self.table, DisplayErrorContext(e)))?
+            .table
+            .context("DescribeTable returned no table")?;
+        let present: Vec<&str> =
+            table.global_secondary_indexes().iter().filter_map(|i| i.index_name()).collect();
+        Ok(Index::SECONDARY
+            .into_iter()
+            .filter(|index| index.name().is_some_and(|name| !present.contains(&name)))
+            .collect())
+    }
+
+    /// Adds one secondary index to the existing table.
+    async fn add_index(&self, index: Index) -> anyhow::Result<()> {
+        let (pk, sk) = index.key_attributes();
+        let name = index.name().context("the base table is no secondary index")?;
+        let create = CreateGlobalSecondaryIndexAction::builder()
+            .index_name(name)
+            .set_key_schema(Some(key_schema(pk, sk)?))
+            .projection(Projection::builder().projection_type(ProjectionType::All).build())
+            .build()?;
+        let added = self
+            .client
+            .update_table()
+            .table_name(&self.table)
+            .set_attribute_definitions(Some(vec![definition(pk)?, definition(sk)?]))
+            .global_secondary_index_updates(
+                GlobalSecondaryIndexUpdate::builder().create(create).build(),
+            )
+            .send()
+            .await;
+        added.map(|_| ()).map_err(|e| {
+            anyhow!("UpdateTable {} (adding {name}): {}", self.table, DisplayErrorContext(e))
+        })
+    }
+
     async fn create_table(&self) -> anyhow::Result<()> {
         let mut definitions = Vec::new();
         let mut indexes = Vec::new();
         for index in Index::ALL {
             let (pk, sk) = index.key_attributes();
-            for name in [pk, sk] {
-                definitions.push(
-                    AttributeDefinition::builder()
-                        .attribute_name(name)
-                        .attribute_type(ScalarAttributeType::S)
-                        .build()?,
-                );
-            }
+            definitions.extend([definition(pk)?, definition(sk)?]);
             if let Some(name) = index.name() {
                 indexes.push(
                     GlobalSecondaryIndex::builder()
@@ -129,6 +167,14 @@ impl DynamoTable {
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
     }
+}
+
+/// A string attribute's definition.
+fn definition(name: &str) -> Result<AttributeDefinition, BuildError> {
+    AttributeDefinition::builder()
+        .attribute_name(name)
+        .attribute_type(ScalarAttributeType::S)
+        .build()
 }
 
 /// A hash + range key schema.

@@ -1,0 +1,9 @@
+//! The move of items stored under the earlier index layout (private partitions in gsi1 and
+//! gsi2) to the present one (`blog-gateway migrate-indexes`), on every target.
+
+mod earlier;
+mod indexes;
+
+on_every_target!(
+    indexes::items_of_the_earlier_layout_move_exactly_once_and_the_administration_lists_them_again,
+);
