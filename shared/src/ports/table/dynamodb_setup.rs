@@ -6,9 +6,8 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, bail, Context};
 use aws_sdk_dynamodb::error::{BuildError, DisplayErrorContext};
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, BillingMode, CreateGlobalSecondaryIndexAction, GlobalSecondaryIndex,
-    GlobalSecondaryIndexUpdate, IndexStatus, KeySchemaElement, KeyType, Projection, ProjectionType,
-    ScalarAttributeType, TableStatus, TimeToLiveSpecification,
+    AttributeDefinition, BillingMode, GlobalSecondaryIndex, IndexStatus, KeySchemaElement, KeyType,
+    Projection, ProjectionType, ScalarAttributeType, TableStatus, TimeToLiveSpecification,
 };
 
 use super::super::{Index, PK, SK, TTL};
@@ -38,9 +37,11 @@ impl DynamoTable {
     }
 
     /// Creates the table when it does not exist (string keys `pk`/`sk`; indexes `gsi1`, `gsi2`
-    /// and `gsi3` on `gsiNpk`/`gsiNsk` projecting every attribute; on-demand billing), adds to a
-    /// table created by an earlier version the indexes it lacks (one at a time, as DynamoDB
-    /// allows), waits until it and its indexes are active, and enables TTL on `expiresAt`.
+    /// and `gsi3` on `gsiNpk`/`gsiNsk` projecting every attribute; on-demand billing), waits
+    /// until it and its indexes are active, and enables TTL on `expiresAt`. An existing table
+    /// that lacks an index (created by an earlier version) is an error that says so: DynamoDB
+    /// Local never finishes building an index added to an existing table, so an emulator's
+    /// table is deleted and created again, and a deployed one gains it from the template.
     pub async fn create_table_if_missing(&self) -> anyhow::Result<()> {
         let described = self.client.describe_table().table_name(&self.table).send().await;
         match described {
@@ -51,9 +52,16 @@ impl DynamoTable {
             Err(e) => bail!("DescribeTable {}: {}", self.table, DisplayErrorContext(e)),
         }
         self.wait_until_active().await?;
-        for index in self.missing_indexes().await? {
-            self.add_index(index).await?;
-            self.wait_until_active().await?;
+        let missing: Vec<&str> =
+            self.missing_indexes().await?.into_iter().filter_map(Index::name).collect();
+        if !missing.is_empty() {
+            bail!(
+                "table {} has no index {}: it was created by an earlier version; delete it (an \
+                 emulator's table) or deploy template.yaml (AWS), then run \
+                 `blog-gateway migrate-indexes` on a table that holds data",
+                self.table,
+                missing.join(", ")
+            );
         }
         let enabled = self
             .client
@@ -84,30 +92,6 @@ impl DynamoTable {
             .into_iter()
             .filter(|index| index.name().is_some_and(|name| !present.contains(&name)))
             .collect())
-    }
-
-    /// Adds one secondary index to the existing table.
-    async fn add_index(&self, index: Index) -> anyhow::Result<()> {
-        let (pk, sk) = index.key_attributes();
-        let name = index.name().context("the base table is no secondary index")?;
-        let create = CreateGlobalSecondaryIndexAction::builder()
-            .index_name(name)
-            .set_key_schema(Some(key_schema(pk, sk)?))
-            .projection(Projection::builder().projection_type(ProjectionType::All).build())
-            .build()?;
-        let added = self
-            .client
-            .update_table()
-            .table_name(&self.table)
-            .set_attribute_definitions(Some(vec![definition(pk)?, definition(sk)?]))
-            .global_secondary_index_updates(
-                GlobalSecondaryIndexUpdate::builder().create(create).build(),
-            )
-            .send()
-            .await;
-        added.map(|_| ()).map_err(|e| {
-            anyhow!("UpdateTable {} (adding {name}): {}", self.table, DisplayErrorContext(e))
-        })
     }
 
     async fn create_table(&self) -> anyhow::Result<()> {

@@ -1,7 +1,7 @@
 //! Items of the earlier layout move to gsi3 exactly once, with nothing else changed, and the
 //! administration lists them as before.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use blog_shared::{
     index_migration::{marker, migrate_indexes, misplaced},
@@ -65,8 +65,9 @@ async fn administration_lists(api: &Api, admin: &str, user: u64) -> Vec<Value> {
     lists
 }
 
-fn total(list: &Value) -> u64 {
-    list["total"].as_u64().expect("total")
+/// The records a list shows (the article lists' `total` is the statistics' count).
+fn shown(list: &Value) -> usize {
+    list["records"].as_array().expect("records").len()
 }
 
 pub async fn items_of_the_earlier_layout_move_exactly_once_and_the_administration_lists_them_again(
@@ -96,10 +97,11 @@ pub async fn items_of_the_earlier_layout_move_exactly_once_and_the_administratio
     let path = format!("/api/v1/comments/{kept}/report");
     assert_ok(&api.call("POST", &path, Some(&bob), Some(report)).await);
     let file = json!({"fileName": "a.png", "fileSize": 3, "fileType": "image/png"});
-    assert_ok(&api.call("POST", "/api/v1/files/presigned", Some(&alice), Some(file)).await);
+    let presigned = api.call("POST", "/api/v1/files/presigned", Some(&alice), Some(file)).await;
+    assert_eq!(presigned.status, 200, "{:?}", presigned.body);
 
     let lists = administration_lists(&api, &admin, alice_id).await;
-    assert_eq!(lists.iter().map(total).collect::<Vec<_>>(), [2, 1, 1, 3, 1, 1, 1, 1]);
+    assert_eq!(lists.iter().map(shown).collect::<Vec<_>>(), [2, 1, 1, 3, 1, 1, 1, 1]);
     let present = moved_kinds(api.table.as_ref()).await;
 
     // The table as the versions before gsi3 left it: every private partition in gsi1 or gsi2.
@@ -108,17 +110,14 @@ pub async fn items_of_the_earlier_layout_move_exactly_once_and_the_administratio
         scan_all(api.table.as_ref(), Index::Gsi1).await,
         scan_all(api.table.as_ref(), Index::Gsi2).await,
     ];
-    let misplaced_keys: Vec<String> = indexed
+    let misplaced_keys: BTreeSet<&String> = indexed
         .iter()
-        .flat_map(|items| {
-            items.iter().filter(|(_, item)| misplaced(item)).map(|(key, _)| key.clone())
-        })
+        .flat_map(|items| items.iter().filter(|(_, item)| misplaced(item)).map(|(key, _)| key))
         .collect();
-    // 4 heads (the scheduled one also in gsi1), 4 comments (by status and by user), a report,
-    // a file, 3 accounts.
-    assert_eq!(misplaced_keys.len(), 4 + 1 + 4 * 2 + 1 + 1 + 3, "{misplaced_keys:?}");
+    // 4 heads, 4 comments, a report, a file, 3 accounts.
+    assert_eq!(misplaced_keys.len(), 4 + 4 + 1 + 1 + 3, "{misplaced_keys:?}");
     let hidden = administration_lists(&api, &admin, alice_id).await;
-    assert_eq!(hidden.iter().map(total).collect::<Vec<_>>(), [0; 8], "the lists read gsi3 only");
+    assert_eq!(hidden.iter().map(shown).collect::<Vec<_>>(), [0; 8], "the lists read gsi3 only");
 
     let outcome = migrate_indexes(api.table.as_ref()).await.expect("migration");
     assert_eq!((outcome.moved, outcome.already_in_place), (4 + 4 + 1 + 1 + 3, 0), "{outcome:?}");
