@@ -12,7 +12,7 @@ use crate::{
         extract::{parse_json, PathId, QueryParams},
         Failure,
     },
-    ports::table::{Index, Query, TableError},
+    ports::table::{Index, Query, Table, TableError},
     records::{self, query_all},
     users::principal::AdminOnly,
 };
@@ -82,6 +82,15 @@ pub(super) fn reason(body: &Bytes, required: bool) -> Result<Option<String>, Com
     }
 }
 
+/// The comments of every query, read together.
+async fn read_all(
+    table: &dyn Table,
+    queries: Vec<Query>,
+) -> Result<Vec<StoredComment>, TableError> {
+    let pages = try_join_all(queries.into_iter().map(|q| query_all(table, q))).await?;
+    pages.into_iter().flatten().map(records::from_item).collect()
+}
+
 /// Comments of the administration list, newest first, filtered.
 async fn matching(
     ctx: &AppContext,
@@ -90,16 +99,12 @@ async fn matching(
     user: Option<u64>,
 ) -> Result<Vec<StoredComment>, CommentError> {
     let table = ctx.table.as_ref();
-    let queries = match (article, user) {
-        (Some(article), _) => vec![Query::partition(Index::Primary, keys::comments(article))],
-        (None, Some(user)) => {
-            let located = repo::of_user(table, user).await?;
-            let mut comments = repo::get_located(table, &located).await?;
-            comments
-                .retain(|c| status.map_or(c.status != CommentStatus::Deleted, |s| c.status == s));
-            comments.sort_by_key(|c| std::cmp::Reverse(c.id));
-            return Ok(comments);
+    let mut comments = match (article, user) {
+        (Some(article), _) => {
+            read_all(table, vec![Query::partition(Index::Primary, keys::comments(article))]).await?
         }
+        // A user's comments are found through their locators, then read in batches.
+        (None, Some(user)) => repo::get_located(table, &repo::of_user(table, user).await?).await?,
         (None, None) => {
             let statuses = match status {
                 Some(status) => vec![status],
@@ -108,18 +113,13 @@ async fn matching(
                     .filter(|s| *s != CommentStatus::Deleted)
                     .collect(),
             };
-            statuses
+            let queries = statuses
                 .into_iter()
                 .map(|s| Query::partition(Index::Gsi3, keys::by_status(s)))
-                .collect()
+                .collect();
+            read_all(table, queries).await?
         }
     };
-    let pages = try_join_all(queries.into_iter().map(|q| query_all(table, q))).await?;
-    let mut comments = pages
-        .into_iter()
-        .flatten()
-        .map(records::from_item::<StoredComment>)
-        .collect::<Result<Vec<_>, TableError>>()?;
     comments.retain(|c| {
         status.map_or(c.status != CommentStatus::Deleted, |s| c.status == s)
             && article.is_none_or(|a| c.article_id == a)

@@ -16,6 +16,8 @@
 
 mod layouts;
 
+use futures::{stream, StreamExt, TryStreamExt};
+
 use crate::ports::table::{
     s, AttributeValue, Condition, Index, Item, Key, Scan, Table, TableError, Update, Write,
 };
@@ -33,6 +35,9 @@ const ATTEMPTS: usize = 5;
 
 /// Items evaluated per scan page.
 const PAGE: u32 = 500;
+
+/// Items moved at once.
+const CONCURRENCY: usize = 8;
 
 /// The partitions of gsi1 that anyone may read: the public listings and the search index.
 fn public_in_gsi1(partition: &str) -> bool {
@@ -66,7 +71,8 @@ pub struct Outcome {
     /// Items found misplaced that were in place (or gone) when read again: moved by another
     /// writer meanwhile, or seen in an index read that lagged behind the table.
     pub already_in_place: usize,
-    /// Misplaced items of a kind the migration does not know, left as they are.
+    /// Misplaced items of a kind the migration does not know (or not readable as their kind),
+    /// left as they are; the marker is not written while any is left.
     pub unknown: Vec<Key>,
 }
 
@@ -105,8 +111,18 @@ pub async fn migrate_indexes(table: &dyn Table) -> anyhow::Result<Outcome> {
         scan.limit = Some(PAGE);
         loop {
             let page = table.scan(scan.clone()).await?;
-            for item in page.items.into_iter().filter(misplaced) {
-                move_item(table, item, &mut outcome).await?;
+            let misplaced_items = page.items.into_iter().filter(misplaced);
+            let moves: Vec<(Key, Moved)> = stream::iter(misplaced_items)
+                .map(|item| move_item(table, item))
+                .buffer_unordered(CONCURRENCY)
+                .try_collect()
+                .await?;
+            for (key, moved) in moves {
+                match moved {
+                    Moved::Moved => outcome.moved += 1,
+                    Moved::AlreadyInPlace => outcome.already_in_place += 1,
+                    Moved::Unknown => outcome.unknown.push(key),
+                }
             }
             match page.next {
                 Some(next) => scan.start_after = Some(next),
@@ -123,14 +139,25 @@ pub async fn migrate_indexes(table: &dyn Table) -> anyhow::Result<Outcome> {
     Ok(outcome)
 }
 
+/// What became of one misplaced item.
+enum Moved {
+    /// Moved by this run.
+    Moved,
+    /// In place (or gone) when read again.
+    AlreadyInPlace,
+    /// Of a kind the migration does not know, or not readable as its kind: left as it is.
+    Unknown,
+}
+
 /// Moves one misplaced item, reading it again whenever a concurrent write got there first.
-async fn move_item(table: &dyn Table, item: Item, outcome: &mut Outcome) -> anyhow::Result<()> {
+async fn move_item(table: &dyn Table, item: Item) -> anyhow::Result<(Key, Moved)> {
     let key = Key::of(&item).ok_or_else(|| anyhow::anyhow!("an indexed item without a key"))?;
     let mut current = item;
     for _ in 0..ATTEMPTS {
-        let Some(layout) = layouts::of(&current)? else {
-            outcome.unknown.push(key);
-            return Ok(());
+        let layout = match layouts::of(&current) {
+            Ok(Some(layout)) => layout,
+            Ok(None) | Err(TableError::Invalid(_)) => return Ok((key, Moved::Unknown)),
+            Err(other) => return Err(other.into()),
         };
         let Relocation { update, condition, companions } = relocation(&current, layout);
         let applied = if companions.is_empty() {
@@ -140,17 +167,11 @@ async fn move_item(table: &dyn Table, item: Item, outcome: &mut Outcome) -> anyh
             table.transact([vec![head], companions].concat()).await
         };
         match applied {
-            Ok(()) => {
-                outcome.moved += 1;
-                return Ok(());
-            }
+            Ok(()) => return Ok((key, Moved::Moved)),
             Err(TableError::ConditionFailed) | Err(TableError::TransactionCancelled { .. }) => {
                 match table.get(&key).await? {
                     Some(again) if misplaced(&again) => current = again,
-                    _ => {
-                        outcome.already_in_place += 1;
-                        return Ok(());
-                    }
+                    _ => return Ok((key, Moved::AlreadyInPlace)),
                 }
             }
             Err(other) => return Err(other.into()),

@@ -33,7 +33,7 @@ async fn scan_all(table: &dyn Table, index: Index) -> BTreeMap<String, Item> {
 
 /// The items of the kinds whose index keys the layouts differ in: article heads and
 /// schedules, comments and their locators, reports, file records, accounts.
-async fn moved_kinds(table: &dyn Table) -> BTreeMap<String, Item> {
+pub async fn moved_kinds(table: &dyn Table) -> BTreeMap<String, Item> {
     let mut items = scan_all(table, Index::Primary).await;
     items.retain(|_, item| {
         let key = Key::of(item).unwrap();

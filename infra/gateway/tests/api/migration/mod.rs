@@ -3,7 +3,9 @@
 
 mod earlier;
 mod indexes;
+mod stale;
 
 on_every_target!(
     indexes::items_of_the_earlier_layout_move_exactly_once_and_the_administration_lists_them_again,
+    stale::a_move_decided_on_a_stale_read_keeps_what_changed_since_and_unknown_items_stay,
 );
