@@ -15,6 +15,7 @@ pub mod feeds;
 pub mod files;
 pub mod http;
 pub mod ids;
+pub mod index_migration;
 #[cfg(feature = "lambda")]
 pub mod lambda;
 pub mod openapi;

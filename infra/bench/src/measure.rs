@@ -54,6 +54,7 @@ pub fn summarise(endpoint: String, samples: &[Sample]) -> Measurement {
             update: calls(|c| c.update),
             delete: calls(|c| c.delete),
             query: calls(|c| c.query),
+            scan: calls(|c| c.scan),
             transact: calls(|c| c.transact),
             transact_items: calls(|c| c.transact_items),
             round_trips: calls(|c| c.round_trips),

@@ -1,7 +1,8 @@
-//! `blog-gateway`: serves the whole API locally, or creates an administrator.
+//! `blog-gateway`: serves the whole API locally, creates an administrator, or moves items of
+//! the earlier index layout to the present one.
 
 use anyhow::Context;
-use blog_shared::{auth::bootstrap, config::Config, files, setup, telemetry};
+use blog_shared::{auth::bootstrap, config::Config, files, index_migration, setup, telemetry};
 use clap::{Parser, Subcommand};
 
 /// Faster than glibc's malloc for the gateway's many short-lived request buffers
@@ -32,6 +33,11 @@ enum Command {
         #[arg(long, env = "BLOG_ADMIN_EMAIL")]
         email: String,
     },
+    /// Move the items an earlier version kept in private partitions of gsi1 and gsi2 (drafts,
+    /// schedules, comments and reports by status, users' comments, file records, accounts) to
+    /// the present layout; once done, a marker makes later runs read one item. Run it once
+    /// after deploying this version over an older table (BLOG_STORE=dynamodb, BLOG_TABLE_NAME).
+    MigrateIndexes,
 }
 
 #[tokio::main]
@@ -40,9 +46,9 @@ async fn main() -> anyhow::Result<()> {
     let config = Config::from_env()?;
     telemetry::init(&config.log, config.log_json);
     let listen = config.listen;
-    let ctx = setup::context(config).await?;
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => {
+            let ctx = setup::context(config).await?;
             if let Some(outcome) = setup::bootstrap_admin(&ctx).await? {
                 tracing::info!(?outcome, "administrator bootstrap");
             }
@@ -65,6 +71,7 @@ async fn main() -> anyhow::Result<()> {
             tally.flush().await.context("writing the counted views")?;
         }
         Command::CreateAdmin { username, password, email } => {
+            let ctx = setup::context(config).await?;
             match bootstrap::ensure_admin(&ctx, &username, &password, &email).await? {
                 bootstrap::Outcome::Created(id) => {
                     println!("administrator {username} created (id {id})")
@@ -72,6 +79,16 @@ async fn main() -> anyhow::Result<()> {
                 bootstrap::Outcome::AlreadyExists => {
                     println!("an account named {username} exists already; nothing changed")
                 }
+            }
+        }
+        Command::MigrateIndexes => {
+            // The table alone: no secret, and no table created (a deployed one comes from the
+            // template).
+            let table = setup::open_table(&Config { create_table: false, ..config }).await?;
+            let outcome = index_migration::migrate_indexes(table.as_ref()).await?;
+            println!("{}", outcome.summary());
+            if !outcome.unknown.is_empty() {
+                anyhow::bail!("items of an unknown kind were left in gsi1 or gsi2 (listed above)");
             }
         }
     }

@@ -143,6 +143,7 @@ impl Recorder {
             "UpdateItem" => counts.update += 1,
             "DeleteItem" => counts.delete += 1,
             "Query" => counts.query += 1,
+            "Scan" => counts.scan += 1,
             "TransactWriteItems" => {
                 counts.transact += 1;
                 counts.transact_items += actions.len() as u64;

@@ -29,6 +29,9 @@ pub const CATEGORY_LINK: &str = "A#CAT";
 /// Sort key of the author link.
 pub const AUTHOR_LINK: &str = "A#AUTHOR";
 
+/// Sort key of the schedule of a scheduled draft (in gsi3 partition [`SCHEDULED`]).
+pub const SCHEDULE: &str = "A#SCHEDULE";
+
 /// Sort key of a tag link.
 pub fn tag_link(tag_id: u64) -> String {
     format!("A#TAG#{tag_id:016}")
@@ -47,7 +50,7 @@ pub fn stats() -> Key {
 /// gsi1 partition of the public listing (heads of published articles).
 pub const PUBLISHED: &str = "PUB";
 
-/// gsi1 partition of the scheduled drafts, sorted by `<scheduledAt>#<id16>`.
+/// gsi3 partition of the scheduled drafts' schedule items, sorted by `<scheduledAt>#<id16>`.
 pub const SCHEDULED: &str = "SCHEDULED";
 
 /// Sort key of the summary of the revision that kept `version`.
@@ -78,7 +81,7 @@ pub fn token(token: &str) -> String {
     format!("WORD#{token}")
 }
 
-/// gsi2 partition of the administration list of one status.
+/// gsi3 partition of the administration list of one status (heads sorted by id).
 pub fn admin(status: Status) -> String {
     format!("ADMIN#{}", status.code())
 }

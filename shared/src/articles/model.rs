@@ -149,7 +149,7 @@ pub struct ArticleHead {
     #[serde(default)]
     pub comment_count: i64,
     /// When a draft is to be published (UTC, `YYYY-MM-DDTHH:MM:SS`); absent when it is not
-    /// scheduled. A scheduled draft sits in the gsi1 partition `SCHEDULED`.
+    /// scheduled. A scheduled draft has a schedule item in the gsi3 partition `SCHEDULED`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scheduled_at: Option<String>,
     /// Revisions of earlier versions kept (at most [`super::revisions::MAX_REVISIONS`]).

@@ -261,7 +261,7 @@ pub async fn admin_page(
     let wanted = offset + size as usize;
     let statuses: Vec<Status> = status.map_or(Status::ALL.to_vec(), |s| vec![s]);
     let listings = statuses.iter().map(|status| {
-        first_n(table, Query::partition(Index::Gsi2, keys::admin(*status)).descending(), wanted)
+        first_n(table, Query::partition(Index::Gsi3, keys::admin(*status)).descending(), wanted)
     });
     let stats = keys::stats();
     let (listings, stats) = try_join!(try_join_all(listings), table.get(&stats))?;

@@ -3,7 +3,8 @@
 //! publishes it then, exactly once, through the same conditional change as
 //! `PUT /{id}/publish` (ArticlePublishedEvent through the outbox).
 //!
-//! A scheduled draft's head sits in the gsi1 partition `SCHEDULED`, sorted by its time. The
+//! A scheduled draft has a schedule item (`A#SCHEDULE`, written with the head) in the gsi3
+//! partition `SCHEDULED`, sorted by its time, which only the administration reads. The
 //! sweep runs every period (a minute in AWS): it publishes what is due and waits, within its
 //! run, for what falls due before the next one, so a schedule made before the run that covers
 //! its time fires within about a second of it, and any schedule at most one period late. Every
@@ -35,7 +36,7 @@ use super::{
     },
     keys,
     lifecycle::{self, Action},
-    model::{ArticleHead, Status},
+    model::Status,
     Publishing,
 };
 
@@ -157,6 +158,14 @@ pub async fn unschedule(
     Ok(ArticleOk::ok(()))
 }
 
+/// A scheduled draft's schedule item, as the sweep reads it.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Schedule {
+    article_id: u64,
+    scheduled_at: String,
+}
+
 /// Publishes the scheduled drafts due within `lookahead` of now: those due at once, then each
 /// of the others at its time (this run waits for them: the next run is `lookahead` away).
 /// Answers how many it published; another run or a moved or cancelled schedule is never
@@ -164,13 +173,13 @@ pub async fn unschedule(
 pub async fn publish_due(ctx: &Publishing, lookahead: Duration) -> anyhow::Result<usize> {
     let horizon = Utc::now() + lookahead;
     // `~` sorts after every `#<id16>`, so every schedule up to the horizon's second is in.
-    let query = Query::partition(Index::Gsi1, keys::SCHEDULED)
+    let query = Query::partition(Index::Gsi3, keys::SCHEDULED)
         .sort(SortKey::Le(format!("{}~", crate::time::format(horizon))));
     let mut due: Vec<(String, u64)> = records::query_all(ctx.table.as_ref(), query)
         .await?
         .into_iter()
-        .filter_map(|item| records::from_item::<ArticleHead>(item).ok())
-        .filter_map(|head| Some((head.scheduled_at?, head.id)))
+        .filter_map(|item| records::from_item::<Schedule>(item).ok())
+        .map(|schedule| (schedule.scheduled_at, schedule.article_id))
         .collect();
     due.sort();
     let mut published = 0;

@@ -54,9 +54,12 @@ fn link(head: &ArticleHead, sk: String) -> Item {
     item
 }
 
-/// The items an article's head stands for, by sort key: the head itself, and while the article
-/// is not deleted its author, category and tag links (in the gsi2 link partitions), and while
-/// it is listed its places in the public listings and the search index (gsi1).
+/// The items an article's head stands for, by sort key: the head itself (in the
+/// administration's gsi3 partition of its status while not deleted), its schedule while it is a
+/// scheduled draft (gsi3 `SCHEDULED`), and while the article is not deleted its author, category
+/// and tag links (in the gsi2 link partitions), and while it is listed its places in the public
+/// listings and the search index (gsi1). So gsi1 holds only what anyone may read, gsi2 ids and
+/// links, and gsi3 what only the administration reads.
 fn derived_items(head: &ArticleHead) -> Result<BTreeMap<String, Item>, TableError> {
     let mut items = BTreeMap::new();
     let listed = head.is_listed();
@@ -66,12 +69,16 @@ fn derived_items(head: &ArticleHead) -> Result<BTreeMap<String, Item>, TableErro
         gsi(&mut head_item, 1, keys::PUBLISHED.into(), order.clone());
     }
     if !head.is_deleted {
-        gsi(&mut head_item, 2, keys::admin(head.status), format!("{:016}", head.id));
-    }
-    if let Some(at) = head.scheduled_at.as_ref().filter(|_| head.is_schedulable()) {
-        gsi(&mut head_item, 1, keys::SCHEDULED.into(), format!("{at}#{:016}", head.id));
+        gsi(&mut head_item, 3, keys::admin(head.status), format!("{:016}", head.id));
     }
     items.insert(keys::HEAD.to_string(), head_item);
+    if let Some(at) = head.scheduled_at.as_ref().filter(|_| head.is_schedulable()) {
+        let mut schedule = records::key_item(&Key::new(keys::partition(head.id), keys::SCHEDULE));
+        schedule.insert("articleId".into(), n(head.id as i64));
+        schedule.insert("scheduledAt".into(), s(at));
+        gsi(&mut schedule, 3, keys::SCHEDULED.into(), format!("{at}#{:016}", head.id));
+        items.insert(keys::SCHEDULE.to_string(), schedule);
+    }
     if head.is_deleted {
         return Ok(items);
     }
@@ -102,6 +109,15 @@ fn derived_items(head: &ArticleHead) -> Result<BTreeMap<String, Item>, TableErro
         }
     }
     Ok(items)
+}
+
+/// A stored head's item and its schedule item (when it is a scheduled draft) as the present
+/// layout writes them (for the index migration).
+pub(crate) fn head_and_schedule(stored: Item) -> Result<(Item, Option<Item>), TableError> {
+    let head: ArticleHead = records::from_item(stored)?;
+    let mut items = derived_items(&head)?;
+    let head_item = items.remove(keys::HEAD).unwrap_or_default();
+    Ok((head_item, items.remove(keys::SCHEDULE)))
 }
 
 /// The head still is as read: its version, status, deletion and schedule (so a publication
@@ -342,6 +358,34 @@ mod tests {
         assert_eq!(derived_items(&deleted).unwrap().len(), 1);
     }
 
+    /// The partition of `index` an item is in, if any.
+    fn in_index(item: &Item, index: u8) -> Option<String> {
+        match (item.get(&format!("gsi{index}pk")), item.get(&format!("gsi{index}sk"))) {
+            (Some(AttributeValue::S(pk)), Some(_)) => Some(pk.clone()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_draft_is_only_in_the_private_index_and_its_schedule_is_an_item_of_its_own() {
+        let mut draft = head(Status::Draft, Some(3), &[4]);
+        draft.scheduled_at = Some("2030-01-01T09:00:00".into());
+        let items = derived_items(&draft).unwrap();
+        assert_eq!(in_index(&items["A#HEAD"], 3).as_deref(), Some("ADMIN#0"));
+        let schedule = &items[keys::SCHEDULE];
+        assert_eq!(in_index(schedule, 3).as_deref(), Some("SCHEDULED"));
+        assert_eq!(schedule["gsi3sk"], s("2030-01-01T09:00:00#0000000000000007"));
+        assert_eq!(schedule["scheduledAt"], s("2030-01-01T09:00:00"));
+        for (sk, item) in &items {
+            assert_eq!(in_index(item, 1), None, "{sk}: a draft is in no public listing");
+        }
+        let gsi2: Vec<String> = items.values().filter_map(|i| in_index(i, 2)).collect();
+        assert_eq!(gsi2, ["AUTHOR#1", "CATLINK#3", "TAGLINK#4"], "gsi2 holds links only");
+        let published = derived_items(&head(Status::Published, Some(3), &[4])).unwrap();
+        assert!(!published.contains_key(keys::SCHEDULE));
+        assert_eq!(in_index(&published["A#HEAD"], 3).as_deref(), Some("ADMIN#1"));
+    }
+
     #[test]
     fn an_administration_write_of_a_head_sets_what_changed_and_never_a_counter() {
         let before = head(Status::Published, Some(3), &[4]);
@@ -355,7 +399,7 @@ mod tests {
         let update = head_update(old, new);
         let mut set: Vec<&str> = update.set.iter().map(|(a, _)| a.as_str()).collect();
         set.sort();
-        assert_eq!(set, ["gsi2pk", "status", "version"]);
+        assert_eq!(set, ["gsi3pk", "status", "version"]);
         let mut removed = update.remove.clone();
         removed.sort();
         assert_eq!(removed, ["gsi1pk", "gsi1sk"]);

@@ -12,7 +12,7 @@ use crate::{
         extract::{parse_json, PathId, QueryParams},
         Failure,
     },
-    ports::table::{s, Index, Query, TableError, Update},
+    ports::table::{s, Index, Query, Table, TableError, Update},
     records::{self, query_all},
     users::principal::AdminOnly,
 };
@@ -83,6 +83,15 @@ pub(super) fn reason(body: &Bytes, required: bool) -> Result<Option<String>, Com
     }
 }
 
+/// The comments of every query, read together.
+async fn read_all(
+    table: &dyn Table,
+    queries: Vec<Query>,
+) -> Result<Vec<StoredComment>, TableError> {
+    let pages = try_join_all(queries.into_iter().map(|q| query_all(table, q))).await?;
+    pages.into_iter().flatten().map(records::from_item).collect()
+}
+
 /// Comments of the administration list, newest first, filtered.
 async fn matching(
     ctx: &AppContext,
@@ -91,9 +100,12 @@ async fn matching(
     user: Option<u64>,
 ) -> Result<Vec<StoredComment>, CommentError> {
     let table = ctx.table.as_ref();
-    let queries = match (article, user) {
-        (Some(article), _) => vec![Query::partition(Index::Primary, keys::comments(article))],
-        (None, Some(user)) => vec![Query::partition(Index::Gsi2, keys::by_user(user))],
+    let mut comments = match (article, user) {
+        (Some(article), _) => {
+            read_all(table, vec![Query::partition(Index::Primary, keys::comments(article))]).await?
+        }
+        // A user's comments are found through their locators, then read in batches.
+        (None, Some(user)) => repo::get_located(table, &repo::of_user(table, user).await?).await?,
         (None, None) => {
             let statuses = match status {
                 Some(status) => vec![status],
@@ -102,18 +114,13 @@ async fn matching(
                     .filter(|s| *s != CommentStatus::Deleted)
                     .collect(),
             };
-            statuses
+            let queries = statuses
                 .into_iter()
-                .map(|s| Query::partition(Index::Gsi1, keys::by_status(s)))
-                .collect()
+                .map(|s| Query::partition(Index::Gsi3, keys::by_status(s)))
+                .collect();
+            read_all(table, queries).await?
         }
     };
-    let pages = try_join_all(queries.into_iter().map(|q| query_all(table, q))).await?;
-    let mut comments = pages
-        .into_iter()
-        .flatten()
-        .map(records::from_item::<StoredComment>)
-        .collect::<Result<Vec<_>, TableError>>()?;
     comments.retain(|c| {
         status.map_or(c.status != CommentStatus::Deleted, |s| c.status == s)
             && article.is_none_or(|a| c.article_id == a)

@@ -19,12 +19,12 @@ pub fn locator(id: u64) -> Key {
     Key::new(format!("COMMENT#{id}"), "COMMENT")
 }
 
-/// gsi1 partition of the comments of one status (administration, newest first).
+/// gsi3 partition of the comments of one status (administration, newest first).
 pub fn by_status(status: CommentStatus) -> String {
     format!("CSTATUS#{}", status.name())
 }
 
-/// gsi2 partition of a user's comments.
+/// gsi3 partition of a user's comments' locators.
 pub fn by_user(user_id: u64) -> String {
     format!("UCOMMENTS#{user_id}")
 }
@@ -51,7 +51,7 @@ pub fn report(id: u64) -> Key {
     Key::new(format!("REPORT#{id}"), "REPORT")
 }
 
-/// gsi1 partition of the reports of one status.
+/// gsi3 partition of the reports of one status.
 pub fn reports_by_status(status: &str) -> String {
     format!("RSTATUS#{status}")
 }

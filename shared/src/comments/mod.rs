@@ -31,7 +31,21 @@ use crate::{
     area::{Area, Endpoints, Needs},
     context::AppContext,
     http::caching,
+    ports::table::{Item, TableError},
+    records,
 };
+
+/// A stored comment's item and its locator as the present layout writes them (for the index
+/// migration).
+pub(crate) fn comment_and_locator(stored: Item) -> Result<(Item, Item), TableError> {
+    let comment: model::StoredComment = records::from_item(stored)?;
+    Ok((repo::item_of(&comment)?, repo::locator_item(&comment)))
+}
+
+/// A stored report's item as the present layout writes it (for the index migration).
+pub(crate) fn report_item(stored: Item) -> Result<Item, TableError> {
+    reports::item_of_stored(stored)
+}
 
 /// Base path of the public area.
 pub const BASE: &str = "/api/v1/comments";

@@ -2,7 +2,8 @@
 //! (`replyToUserName`): the comments' part of an AuthorRenamedEvent, which the worker hands
 //! over after the articles' heads ([`articles::AuthorFollowers`]).
 //!
-//! The author's comments are one Query of gsi2 `UCOMMENTS#<userId>`; the replies to them are in
+//! The author's comments are one Query of gsi3 `UCOMMENTS#<userId>` (their locators); the
+//! replies to them are in
 //! the partitions of the articles those comments are on (one Query each). Every write is an
 //! UpdateItem conditioned on the stamp it carries being older than the rename (`userRenamedAt`,
 //! `replyToRenamedAt`), so renames apply newest-last whatever the delivery order, and a
@@ -19,7 +20,7 @@ use crate::{
     records::{self, query_all, update_if_older},
 };
 
-use super::{keys, model::StoredComment};
+use super::{keys, model::StoredComment, repo};
 
 /// Comments rewritten, or article partitions read, at once.
 const CONCURRENCY: usize = 8;
@@ -43,14 +44,10 @@ async fn rename_comments(
     table: &dyn Table,
     rename: &AuthorRename,
 ) -> Result<(usize, usize), TableError> {
-    let query = Query::partition(Index::Gsi2, keys::by_user(rename.user_id));
-    let own: Vec<StoredComment> = query_all(table, query)
-        .await?
-        .into_iter()
-        .map(records::from_item)
-        .collect::<Result<_, _>>()?;
+    let own = repo::of_user(table, rename.user_id).await?;
     let card = Update::new().set("userName", s(&rename.name)).set("userAvatar", s(&rename.avatar));
-    let renamed = apply(table, own.iter(), card, "userRenamedAt", rename.created_at).await?;
+    let own_keys = own.iter().map(|c| keys::comment(c.article_id, c.comment_id));
+    let renamed = apply(table, own_keys, card, "userRenamedAt", rename.created_at).await?;
     let articles: BTreeSet<u64> = own.iter().map(|comment| comment.article_id).collect();
     let partitions: Vec<Vec<Item>> = stream::iter(articles)
         .map(|article| query_all(table, Query::partition(Index::Primary, keys::comments(article))))
@@ -67,21 +64,20 @@ async fn rename_comments(
         }
     }
     let named = Update::new().set("replyToUserName", s(&rename.name));
-    let answered =
-        apply(table, replies.iter(), named, "replyToRenamedAt", rename.created_at).await?;
+    let reply_keys = replies.iter().map(|c| keys::comment(c.article_id, c.id));
+    let answered = apply(table, reply_keys, named, "replyToRenamedAt", rename.created_at).await?;
     Ok((renamed, answered))
 }
 
 /// Applies `update` to each comment whose `stamp` is older than `at`: how many changed.
-async fn apply<'a>(
+async fn apply(
     table: &dyn Table,
-    comments: impl Iterator<Item = &'a StoredComment>,
+    comments: impl Iterator<Item = Key>,
     update: Update,
     stamp: &str,
     at: i64,
 ) -> Result<usize, TableError> {
-    let keys: Vec<Key> = comments.map(|c| keys::comment(c.article_id, c.id)).collect();
-    let changed: Vec<bool> = stream::iter(keys)
+    let changed: Vec<bool> = stream::iter(comments.collect::<Vec<_>>())
         .map(|key| apply_one(table, key, update.clone(), stamp, at))
         .buffer_unordered(CONCURRENCY)
         .try_collect()

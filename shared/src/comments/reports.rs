@@ -124,12 +124,25 @@ impl StoredReport {
         }
     }
 
+    /// The report's item, in the administration's index of its status (gsi3).
     fn item(&self) -> Result<crate::ports::table::Item, TableError> {
         let mut item = records::to_item(self, &keys::report(self.id))?;
-        item.insert("gsi1pk".into(), s(keys::reports_by_status(self.status.name())));
-        item.insert("gsi1sk".into(), s(format!("{}#{:016}", self.create_time, self.id)));
+        item.insert("gsi3pk".into(), s(keys::reports_by_status(self.status.name())));
+        item.insert("gsi3sk".into(), s(self.order()));
         Ok(item)
     }
+
+    /// The sort key in its status partition.
+    fn order(&self) -> String {
+        format!("{}#{:016}", self.create_time, self.id)
+    }
+}
+
+/// A stored report's item as the present layout writes it.
+pub(super) fn item_of_stored(
+    stored: crate::ports::table::Item,
+) -> Result<crate::ports::table::Item, TableError> {
+    records::from_item::<StoredReport>(stored)?.item()
 }
 
 /// Body of a report.
@@ -275,7 +288,7 @@ pub async fn reports(
     };
     let table = ctx.table.as_ref();
     let queries = statuses.into_iter().map(|s| {
-        query_all(table, Query::partition(Index::Gsi1, keys::reports_by_status(s.name())))
+        query_all(table, Query::partition(Index::Gsi3, keys::reports_by_status(s.name())))
     });
     let mut found = try_join_all(queries)
         .await?
@@ -305,9 +318,13 @@ async fn close(ctx: &AppContext, id: u64, to: ReportStatus) -> Result<Report, Co
     let mut writes = vec![
         Write::Update {
             key: keys::report(id),
+            // The sort key too, and no gsi1 keys: a report written before gsi3 moves there.
             update: Update::new()
                 .set("status", s(to.name()))
-                .set("gsi1pk", s(keys::reports_by_status(to.name()))),
+                .set("gsi3pk", s(keys::reports_by_status(to.name())))
+                .set("gsi3sk", s(report.order()))
+                .remove("gsi1pk")
+                .remove("gsi1sk"),
             condition: Some(Condition::equals("status", s(ReportStatus::Open.name()))),
         },
         Write::Delete {

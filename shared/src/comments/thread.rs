@@ -125,7 +125,11 @@ impl Thread {
         let rev = root.map_or(0, |r| r.thread_rev);
         let mut update = extra
             .set("status", s(to.name()))
-            .set("gsi1pk", s(keys::by_status(to)))
+            // The sort key too, and no gsi1 keys: a comment written before gsi3 moves there.
+            .set("gsi3pk", s(keys::by_status(to)))
+            .set("gsi3sk", s(super::repo::status_order(comment)))
+            .remove("gsi1pk")
+            .remove("gsi1sk")
             .set("updateTime", s(crate::time::now_string()));
         let mut condition = Condition::equals("status", s(comment.status.name()));
         let is_root = comment.parent_id.is_none();

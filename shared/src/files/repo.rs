@@ -81,11 +81,11 @@ pub async fn find_object(table: &dyn Table, key: &Key) -> Result<Option<ObjectRe
     table.get(key).await?.map(records::from_item).transpose()
 }
 
-/// The item of a live record, listed under its owner in `gsi1`.
-fn record_item(record: &FileRecord) -> Result<Item, TableError> {
+/// The item of a live record, listed under its owner in the private index (gsi3).
+pub(crate) fn record_item(record: &FileRecord) -> Result<Item, TableError> {
     let mut item = records::to_item(record, &file_key(record.id))?;
-    item.insert("gsi1pk".into(), s(format!("OWNER#{}", record.owner_id)));
-    item.insert("gsi1sk".into(), s(format!("{}#{:016}", record.create_time, record.id)));
+    item.insert("gsi3pk".into(), s(format!("OWNER#{}", record.owner_id)));
+    item.insert("gsi3sk".into(), s(format!("{}#{:016}", record.create_time, record.id)));
     Ok(item)
 }
 
@@ -231,6 +231,9 @@ pub async fn mark_deleted(
         update: Update::new()
             .set("deleted", AttributeValue::Bool(true))
             .set("updateTime", s(now))
+            .remove("gsi3pk")
+            .remove("gsi3sk")
+            // A record written before gsi3 is listed in gsi1 until it moves.
             .remove("gsi1pk")
             .remove("gsi1sk"),
         condition: Some(unchanged(record)),

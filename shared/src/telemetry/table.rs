@@ -6,7 +6,7 @@ use std::{sync::Arc, time::Instant};
 use async_trait::async_trait;
 
 use crate::ports::table::{
-    Condition, Item, Key, Query, QueryPage, Table, TableError, Update, Write,
+    Condition, Item, Key, Query, QueryPage, Scan, Table, TableError, Update, Write,
 };
 
 use super::Telemetry;
@@ -83,6 +83,10 @@ impl Table for Instrumented {
 
     async fn query(&self, query: Query) -> Result<QueryPage, TableError> {
         self.timed("Query", self.inner.query(query)).await
+    }
+
+    async fn scan(&self, scan: Scan) -> Result<QueryPage, TableError> {
+        self.timed("Scan", self.inner.scan(scan)).await
     }
 
     async fn transact(&self, writes: Vec<Write>) -> Result<(), TableError> {

@@ -1,6 +1,6 @@
 //! Storage of accounts on the table port.
 //!
-//! Items: `USER#<id>`/`PROFILE` (the account, also in gsi1 partition `USERS`), and one marker
+//! Items: `USER#<id>`/`PROFILE` (the account, in no index), and one marker
 //! item per unique value, `USERNAME#<lower name>`/`USERNAME` and `EMAIL#<lower e-mail>`/`EMAIL`,
 //! written in the same transaction as the account so uniqueness holds under concurrency.
 

@@ -20,8 +20,8 @@ use blog_shared::{
     context::AppContext,
     lambda::AdminBootstrap,
     ports::table::{
-        embedded::SqliteTable, Condition, Item, Key, Query, QueryPage, Table, TableError, Update,
-        Write,
+        embedded::SqliteTable, Condition, Item, Key, Query, QueryPage, Scan, Table, TableError,
+        Update, Write,
     },
     users,
 };
@@ -77,6 +77,10 @@ impl Table for Outage {
     async fn query(&self, query: Query) -> Result<QueryPage, TableError> {
         self.check()?;
         self.inner.query(query).await
+    }
+    async fn scan(&self, scan: Scan) -> Result<QueryPage, TableError> {
+        self.check()?;
+        self.inner.scan(scan).await
     }
     async fn transact(&self, writes: Vec<Write>) -> Result<(), TableError> {
         self.check()?;

@@ -18,6 +18,7 @@ mod lambda_admin_bootstrap;
 mod lambda_events;
 mod openapi;
 mod table_contract;
+mod table_indexes;
 mod template;
 mod trust_roots;
 mod xss;

@@ -9,8 +9,8 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use blog_shared::ports::table::{
-    n, now_epoch_seconds, s, AttributeValue, Condition, Index, Item, Key, Query, SortKey, Table,
-    TableError, Update, Write, TTL,
+    n, now_epoch_seconds, s, AttributeValue, Condition, Index, Item, Key, Query, Scan, SortKey,
+    Table, TableError, Update, Write, TTL,
 };
 
 macro_rules! contract {
@@ -58,6 +58,8 @@ contract!(
     the_limit_counts_expired_items_that_the_query_hides,
     gsi_queries_return_only_items_with_both_index_attributes_in_index_order,
     gsi_pages_cover_items_sharing_one_index_sort_key_exactly_once,
+    the_third_index_holds_only_items_with_both_of_its_attributes,
+    a_scan_pages_through_every_unexpired_item_of_an_index_exactly_once,
     expired_items_are_invisible_to_reads,
     an_expired_item_counts_as_absent_for_conditions,
     a_transaction_applies_mixed_writes_together,
@@ -534,6 +536,70 @@ async fn gsi_pages_cover_items_sharing_one_index_sort_key_exactly_once(table: Ar
         assert_eq!(ties, BTreeSet::from(["a", "b", "c", "d", "e"]), "{seen:?}");
         assert_eq!(seen.len(), 6, "{seen:?}");
     }
+}
+
+async fn the_third_index_holds_only_items_with_both_of_its_attributes(table: Arc<dyn Table>) {
+    let g3 = |pk: &str, sk: &str| [("gsi3pk", s(pk)), ("gsi3sk", s(sk))];
+    put_all(
+        &table,
+        [
+            item("A", "1", &g3("P", "2")),
+            item(
+                "B",
+                "1",
+                &[g3("P", "1").as_slice(), &[("gsi1pk", s("P")), ("gsi1sk", s("0"))]].concat(),
+            ),
+            item("C", "1", &[("gsi3pk", s("P"))]),
+            item("D", "1", &g3("Q", "1")),
+        ],
+    )
+    .await;
+    let pks = |items: &[Item]| -> Vec<String> {
+        items.iter().map(|i| Key::of(i).expect("key").pk).collect()
+    };
+    let gsi3 = Query::partition(Index::Gsi3, "P");
+    assert_eq!(pks(&table.query(gsi3.clone()).await.unwrap().items), ["B", "A"]);
+    let gsi1 = Query::partition(Index::Gsi1, "P");
+    assert_eq!(pks(&table.query(gsi1).await.unwrap().items), ["B"], "each index apart");
+    table.update(&key("A", "1"), Update::new().remove("gsi3pk"), None).await.unwrap();
+    table.update(&key("C", "1"), Update::new().set("gsi3sk", s("3")), None).await.unwrap();
+    assert_eq!(pks(&table.query(gsi3).await.unwrap().items), ["B", "C"]);
+}
+
+async fn a_scan_pages_through_every_unexpired_item_of_an_index_exactly_once(table: Arc<dyn Table>) {
+    let g2 = |pk: &str, sk: &str| [("gsi2pk", s(pk)), ("gsi2sk", s(sk))];
+    let mut items: Vec<Item> =
+        (0..7).map(|i| item(&format!("IN#{i}"), "1", &g2(&format!("P{}", i % 3), "s"))).collect();
+    items.push(item("OUT#1", "1", &[("gsi2pk", s("P0"))]));
+    items.push(item("OUT#2", "1", &[("gsi1pk", s("P0")), ("gsi1sk", s("s"))]));
+    items.push(item("GONE#1", "1", &[g2("P1", "t").as_slice(), &[(TTL, past())]].concat()));
+    put_all(&table, items).await;
+    let scan_all = |index: Index| {
+        let table = Arc::clone(&table);
+        async move {
+            let (mut seen, mut scan) = (Vec::new(), Scan::of(index));
+            scan.limit = Some(2);
+            for _ in 0..100 {
+                let page = table.scan(scan.clone()).await.expect("scan");
+                assert!(page.items.len() <= 2);
+                seen.extend(page.items.iter().map(|i| Key::of(i).expect("key").pk));
+                match page.next {
+                    Some(next) => scan.start_after = Some(next),
+                    None => break,
+                }
+            }
+            seen.sort();
+            seen
+        }
+    };
+    let expected: Vec<String> = (0..7).map(|i| format!("IN#{i}")).collect();
+    assert_eq!(scan_all(Index::Gsi2).await, expected, "only the index's unexpired items");
+    assert_eq!(scan_all(Index::Gsi3).await, Vec::<String>::new());
+    let every = scan_all(Index::Primary).await;
+    assert_eq!(every.len(), 9, "the table's unexpired items: {every:?}");
+    let mut zero = Scan::of(Index::Gsi2);
+    zero.limit = Some(0);
+    assert!(matches!(table.scan(zero).await, Err(TableError::Invalid(_))));
 }
 
 // ---------------------------------------------------------------------------------------------

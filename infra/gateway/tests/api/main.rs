@@ -18,6 +18,7 @@ mod feeds;
 mod files;
 mod grafana;
 mod log_redaction;
+mod migration;
 mod openapi;
 mod ops;
 mod request_props;

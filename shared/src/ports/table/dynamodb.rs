@@ -31,7 +31,7 @@ pub use usage::TableUsage;
 use usage::Usage;
 
 use super::{
-    is_expired, now_epoch_seconds, Condition, Index, Item, Key, Query, QueryPage, Table,
+    is_expired, now_epoch_seconds, Condition, Index, Item, Key, Query, QueryPage, Scan, Table,
     TableError, Update, Write, PK, SK,
 };
 
@@ -316,6 +316,28 @@ impl Table for DynamoTable {
             .return_consumed_capacity(TOTAL);
         self.usage.called();
         let out = with_parts!(request, x).send().await.map_err(|e| failure("Query", e))?;
+        self.usage.consumed(false, out.consumed_capacity());
+        let items = out.items.unwrap_or_default().into_iter().map(Item::from).collect();
+        Ok(QueryPage { items, next: out.last_evaluated_key.map(Item::from) })
+    }
+
+    async fn scan(&self, scan: Scan) -> Result<QueryPage, TableError> {
+        if scan.limit == Some(0) {
+            return Err(invalid("a scan limit must be at least 1".into()));
+        }
+        let mut x = Expr::new(now_epoch_seconds());
+        let request = self
+            .client
+            .scan()
+            .table_name(&self.table)
+            .set_index_name(scan.index.name().map(str::to_owned))
+            .consistent_read(scan.index == Index::Primary)
+            .filter_expression(x.unexpired())
+            .set_limit(scan.limit.map(|limit| i32::try_from(limit).unwrap_or(i32::MAX)))
+            .set_exclusive_start_key(scan.start_after.map(Into::into))
+            .return_consumed_capacity(TOTAL);
+        self.usage.called();
+        let out = with_parts!(request, x).send().await.map_err(|e| failure("Scan", e))?;
         self.usage.consumed(false, out.consumed_capacity());
         let items = out.items.unwrap_or_default().into_iter().map(Item::from).collect();
         Ok(QueryPage { items, next: out.last_evaluated_key.map(Item::from) })

@@ -36,9 +36,12 @@ impl DynamoTable {
         Ok(table)
     }
 
-    /// Creates the table when it does not exist (string keys `pk`/`sk`; indexes `gsi1` and
-    /// `gsi2` on `gsiNpk`/`gsiNsk` projecting every attribute; on-demand billing), waits until
-    /// it and its indexes are active, and enables TTL on `expiresAt`.
+    /// Creates the table when it does not exist (string keys `pk`/`sk`; indexes `gsi1`, `gsi2`
+    /// and `gsi3` on `gsiNpk`/`gsiNsk` projecting every attribute; on-demand billing), waits
+    /// until it and its indexes are active, and enables TTL on `expiresAt`. An existing table
+    /// that lacks an index (created by an earlier version) is an error that says so: DynamoDB
+    /// Local never finishes building an index added to an existing table, so an emulator's
+    /// table is deleted and created again, and a deployed one gains it from the template.
     pub async fn create_table_if_missing(&self) -> anyhow::Result<()> {
         let described = self.client.describe_table().table_name(&self.table).send().await;
         match described {
@@ -49,6 +52,17 @@ impl DynamoTable {
             Err(e) => bail!("DescribeTable {}: {}", self.table, DisplayErrorContext(e)),
         }
         self.wait_until_active().await?;
+        let missing: Vec<&str> =
+            self.missing_indexes().await?.into_iter().filter_map(Index::name).collect();
+        if !missing.is_empty() {
+            bail!(
+                "table {} has no index {}: it was created by an earlier version; delete it (an \
+                 emulator's table) or deploy template.yaml (AWS), then run \
+                 `blog-gateway migrate-indexes` on a table that holds data",
+                self.table,
+                missing.join(", ")
+            );
+        }
         let enabled = self
             .client
             .update_time_to_live()
@@ -65,19 +79,27 @@ impl DynamoTable {
         Ok(())
     }
 
+    /// The secondary indexes of [`Index::SECONDARY`] the existing table lacks.
+    async fn missing_indexes(&self) -> anyhow::Result<Vec<Index>> {
+        let described = self.client.describe_table().table_name(&self.table).send().await;
+        let table = described
+            .map_err(|e| anyhow!("DescribeTable {}: {}", self.table, DisplayErrorContext(e)))?
+            .table
+            .context("DescribeTable returned no table")?;
+        let present: Vec<&str> =
+            table.global_secondary_indexes().iter().filter_map(|i| i.index_name()).collect();
+        Ok(Index::SECONDARY
+            .into_iter()
+            .filter(|index| index.name().is_some_and(|name| !present.contains(&name)))
+            .collect())
+    }
+
     async fn create_table(&self) -> anyhow::Result<()> {
         let mut definitions = Vec::new();
         let mut indexes = Vec::new();
         for index in Index::ALL {
             let (pk, sk) = index.key_attributes();
-            for name in [pk, sk] {
-                definitions.push(
-                    AttributeDefinition::builder()
-                        .attribute_name(name)
-                        .attribute_type(ScalarAttributeType::S)
-                        .build()?,
-                );
-            }
+            definitions.extend([definition(pk)?, definition(sk)?]);
             if let Some(name) = index.name() {
                 indexes.push(
                     GlobalSecondaryIndex::builder()
@@ -129,6 +151,14 @@ impl DynamoTable {
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
     }
+}
+
+/// A string attribute's definition.
+fn definition(name: &str) -> Result<AttributeDefinition, BuildError> {
+    AttributeDefinition::builder()
+        .attribute_name(name)
+        .attribute_type(ScalarAttributeType::S)
+        .build()
 }
 
 /// A hash + range key schema.

@@ -37,12 +37,12 @@ mod schema;
 
 use self::cache::DecodedItems;
 use self::changes::Changes;
-use self::expr::{apply, check_update, holds, invalid, query_sql};
+use self::expr::{apply, check_update, holds, invalid, query_sql, scan_sql};
 use self::rows::{decode, live, load, remove, store, text};
 use self::schema::create_or_migrate;
 use super::{
     is_expired, now_epoch_seconds, AttributeValue, Condition, Index, Item, Key, Query, QueryPage,
-    Table, TableError, Update, Write, TTL,
+    Scan, Table, TableError, Update, Write, TTL,
 };
 
 /// Most items a transaction or a `get_many` may name, as in DynamoDB.
@@ -188,6 +188,43 @@ impl SqliteTable {
         .await
     }
 
+    /// One page of the rows `sql` selects (pk, sk, item), stopping after `limit` rows or 1 MB
+    /// of items, as DynamoDB does, with the `next` key made of `key_attrs`.
+    fn page(
+        &self,
+        sql: &str,
+        args: &[String],
+        key_attrs: &[&'static str],
+        limit: Option<u32>,
+    ) -> Result<QueryPage, TableError> {
+        self.read(|conn, decoded| {
+            let now = now_epoch_seconds();
+            let mut stmt = conn.prepare_cached(sql).map_err(db)?;
+            let mut rows = stmt.query(params_from_iter(args.iter())).map_err(db)?;
+            let mut page = QueryPage::default();
+            let (mut evaluated, mut bytes) = (0u32, 0usize);
+            while let Some(row) = rows.next().map_err(db)? {
+                let (pk, sk, json) = (text(row, 0)?, text(row, 1)?, text(row, 2)?);
+                let item = decoded.decode(pk, sk, json)?;
+                (evaluated, bytes) = (evaluated + 1, bytes + json.len());
+                // Like DynamoDB's LastEvaluatedKey: set whenever the page stops early.
+                let full = limit.is_some_and(|limit| evaluated >= limit) || bytes >= MAX_PAGE_BYTES;
+                if full {
+                    let key =
+                        key_attrs.iter().filter_map(|&a| Some((a.into(), item.get(a)?.clone())));
+                    page.next = Some(Item::from(key.collect::<HashMap<_, _>>()));
+                }
+                if !is_expired(&item, now) {
+                    page.items.push(item);
+                }
+                if full {
+                    break;
+                }
+            }
+            Ok(page)
+        })
+    }
+
     /// One conditional write: a cancelled transaction of one is a failed condition.
     async fn single(&self, write: Write) -> Result<Option<Item>, TableError> {
         match self.commit(vec![write]).await {
@@ -246,33 +283,12 @@ impl Table for SqliteTable {
 
     async fn query(&self, query: Query) -> Result<QueryPage, TableError> {
         let (sql, args, key_attrs) = query_sql(&query)?;
-        self.read(|conn, decoded| {
-            let now = now_epoch_seconds();
-            let mut stmt = conn.prepare_cached(&sql).map_err(db)?;
-            let mut rows = stmt.query(params_from_iter(args.iter())).map_err(db)?;
-            let mut page = QueryPage::default();
-            let (mut evaluated, mut bytes) = (0u32, 0usize);
-            while let Some(row) = rows.next().map_err(db)? {
-                let (pk, sk, json) = (text(row, 0)?, text(row, 1)?, text(row, 2)?);
-                let item = decoded.decode(pk, sk, json)?;
-                (evaluated, bytes) = (evaluated + 1, bytes + json.len());
-                // Like DynamoDB's LastEvaluatedKey: set whenever the page stops early.
-                let full =
-                    query.limit.is_some_and(|limit| evaluated >= limit) || bytes >= MAX_PAGE_BYTES;
-                if full {
-                    let key =
-                        key_attrs.iter().filter_map(|&a| Some((a.into(), item.get(a)?.clone())));
-                    page.next = Some(Item::from(key.collect::<HashMap<_, _>>()));
-                }
-                if !is_expired(&item, now) {
-                    page.items.push(item);
-                }
-                if full {
-                    break;
-                }
-            }
-            Ok(page)
-        })
+        self.page(&sql, &args, &key_attrs, query.limit)
+    }
+
+    async fn scan(&self, scan: Scan) -> Result<QueryPage, TableError> {
+        let (sql, args, key_attrs) = scan_sql(&scan)?;
+        self.page(&sql, &args, &key_attrs, scan.limit)
     }
 
     async fn transact(&self, writes: Vec<Write>) -> Result<(), TableError> {

@@ -6,7 +6,8 @@ use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 
 use super::super::{
-    s, AttributeValue, Condition, Index, Item, Key, Query, SortKey, TableError, Update, PK, SK,
+    s, AttributeValue, Condition, Index, Item, Key, Query, Scan, SortKey, TableError, Update, PK,
+    SK,
 };
 
 pub(super) fn invalid(message: impl Into<String>) -> TableError {
@@ -165,13 +166,7 @@ pub(super) fn query_sql(
     let order: Vec<&'static str> =
         if query.index == Index::Primary { vec![SK] } else { vec![s, PK, SK] };
     if let Some(start) = &query.start_after {
-        let values = order
-            .iter()
-            .map(|a| match start.get(*a) {
-                Some(AttributeValue::S(v)) => Ok(v),
-                _ => Err(invalid(format!("start_after needs the string attribute {a}"))),
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let values = start_values(start, &order)?;
         let marks = vec!["?"; order.len()].join(", ");
         let op = if query.descending { "<" } else { ">" };
         push(format!(" AND ({}) {op} ({marks})", order.join(", ")), &values);
@@ -185,9 +180,51 @@ pub(super) fn query_sql(
     if let Some(limit) = query.limit {
         sql.push_str(&format!(" LIMIT {limit}"));
     }
+    Ok((sql, args, key_attributes(query.index)))
+}
+
+/// The attributes of a page's `next` key: the table's, and the index's when on one.
+fn key_attributes(index: Index) -> Vec<&'static str> {
+    let (p, s) = index.key_attributes();
     let mut key_attrs = vec![PK, SK];
-    if query.index != Index::Primary {
+    if index != Index::Primary {
         key_attrs.extend([p, s]);
     }
-    Ok((sql, args, key_attrs))
+    key_attrs
+}
+
+/// The string values of `attributes` in a `start_after` key.
+fn start_values<'a>(start: &'a Item, attributes: &[&str]) -> Result<Vec<&'a String>, TableError> {
+    attributes
+        .iter()
+        .map(|a| match start.get(*a) {
+            Some(AttributeValue::S(v)) => Ok(v),
+            _ => Err(invalid(format!("start_after needs the string attribute {a}"))),
+        })
+        .collect()
+}
+
+/// The SQL, arguments and `next` key attributes of a scan: the rows in an index (those whose
+/// partition column is set) in the index's order, or every row in key order.
+pub(super) fn scan_sql(
+    scan: &Scan,
+) -> Result<(String, Vec<String>, Vec<&'static str>), TableError> {
+    if scan.limit == Some(0) {
+        return Err(invalid("a scan limit must be at least 1"));
+    }
+    let (p, s) = scan.index.key_attributes();
+    let order: Vec<&'static str> =
+        if scan.index == Index::Primary { vec![PK, SK] } else { vec![p, s, PK, SK] };
+    let mut sql = format!("SELECT pk, sk, item FROM items WHERE {p} IS NOT NULL");
+    let mut args = Vec::new();
+    if let Some(start) = &scan.start_after {
+        args = start_values(start, &order)?.into_iter().cloned().collect();
+        let marks = vec!["?"; order.len()].join(", ");
+        sql.push_str(&format!(" AND ({}) > ({marks})", order.join(", ")));
+    }
+    sql.push_str(&format!(" ORDER BY {}", order.join(", ")));
+    if let Some(limit) = scan.limit {
+        sql.push_str(&format!(" LIMIT {limit}"));
+    }
+    Ok((sql, args, key_attributes(scan.index)))
 }

@@ -37,8 +37,8 @@ pub(super) fn live(item: Option<Item>, now: i64) -> Option<Item> {
 
 /// Writes `item` (validated) with its TTL and index columns.
 pub(super) fn store(conn: &Connection, key: &Key, item: &Item) -> Result<(), TableError> {
-    let mut index = Vec::with_capacity(4);
-    for idx in [Index::Gsi1, Index::Gsi2] {
+    let mut index = Vec::with_capacity(6);
+    for idx in Index::SECONDARY {
         let (p, s) = idx.key_attributes();
         let value = |attr: &str| match item.get(attr) {
             None => Ok(None),
@@ -56,11 +56,13 @@ pub(super) fn store(conn: &Connection, key: &Key, item: &Item) -> Result<(), Tab
     let json = serde_json::to_string(item).map_err(|e| TableError::Backend(e.into()))?;
     let mut stmt = conn
         .prepare_cached(
-            "INSERT OR REPLACE INTO items (pk, sk, item, expires_at, gsi1pk, gsi1sk, gsi2pk, gsi2sk)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            "INSERT OR REPLACE INTO items
+                 (pk, sk, item, expires_at, gsi1pk, gsi1sk, gsi2pk, gsi2sk, gsi3pk, gsi3sk)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         )
         .map_err(db)?;
-    stmt.execute(params![key.pk, key.sk, json, expires_at, index[0], index[1], index[2], index[3]])
+    let i = &index;
+    stmt.execute(params![key.pk, key.sk, json, expires_at, i[0], i[1], i[2], i[3], i[4], i[5]])
         .map_err(db)?;
     Ok(())
 }

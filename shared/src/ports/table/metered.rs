@@ -12,7 +12,7 @@ use std::{
 
 use async_trait::async_trait;
 
-use super::{Condition, Item, Key, Query, QueryPage, Table, TableError, Update, Write};
+use super::{Condition, Item, Key, Query, QueryPage, Scan, Table, TableError, Update, Write};
 
 /// Calls made through a [`Metered`] table.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -29,6 +29,8 @@ pub struct CallCounts {
     pub delete: u64,
     /// Query.
     pub query: u64,
+    /// Scan (maintenance only: no request of the API scans).
+    pub scan: u64,
     /// TransactWriteItems.
     pub transact: u64,
     /// Items written by those transactions (DynamoDB charges each item; not a call).
@@ -45,17 +47,17 @@ pub struct CallCounts {
 impl CallCounts {
     /// Every call.
     pub fn total(&self) -> u64 {
-        self.get + self.get_many + self.put + self.update + self.delete + self.query + self.transact
+        self.reads() + self.put + self.update + self.delete + self.transact
     }
 
-    /// Read calls (GetItem, BatchGetItem, Query).
+    /// Read calls (GetItem, BatchGetItem, Query, Scan).
     pub fn reads(&self) -> u64 {
-        self.get + self.get_many + self.query
+        self.get + self.get_many + self.query + self.scan
     }
 }
 
 #[derive(Default)]
-struct Counters([AtomicU64; 9]);
+struct Counters([AtomicU64; 10]);
 
 /// Counts the calls to an inner table.
 ///
@@ -103,6 +105,7 @@ impl Metered {
             update: c(3),
             delete: c(4),
             query: c(5),
+            scan: c(9),
             transact: c(6),
             transact_items: c(7),
             round_trips: self.chains.longest.load(Ordering::Relaxed),
@@ -175,6 +178,12 @@ impl Table for Metered {
 
     async fn query(&self, query: Query) -> Result<QueryPage, TableError> {
         let page = self.call(5, self.inner.query(query)).await?;
+        self.read(page.items.len());
+        Ok(page)
+    }
+
+    async fn scan(&self, scan: Scan) -> Result<QueryPage, TableError> {
+        let page = self.call(9, self.inner.scan(scan)).await?;
         self.read(page.items.len());
         Ok(page)
     }

@@ -6,9 +6,9 @@
 //! records with `serde_dynamo::to_item` / `from_item` whichever adapter is behind the port.
 //!
 //! Semantics shared by both adapters:
-//! - every item has string keys `pk` and `sk`; two global secondary indexes use the string
-//!   attributes `gsi1pk`/`gsi1sk` and `gsi2pk`/`gsi2sk` (an item is in an index only when it
-//!   carries both of that index's attributes);
+//! - every item has string keys `pk` and `sk`; three global secondary indexes use the string
+//!   attributes `gsi1pk`/`gsi1sk`, `gsi2pk`/`gsi2sk` and `gsi3pk`/`gsi3sk` (an item is in an
+//!   index only when it carries both of that index's attributes);
 //! - an item whose numeric `expiresAt` (epoch seconds, the table's TTL attribute) lies in the past
 //!   is *expired*: reads never return it and conditions treat it as absent, even before the store
 //!   physically removes it (DynamoDB deletes expired items lazily, emulators never do);
@@ -42,11 +42,16 @@ pub enum Index {
     Gsi1,
     /// `gsi2`, keyed by `gsi2pk`/`gsi2sk`.
     Gsi2,
+    /// `gsi3`, keyed by `gsi3pk`/`gsi3sk`.
+    Gsi3,
 }
 
 impl Index {
     /// Every index, primary first.
-    pub const ALL: [Index; 3] = [Index::Primary, Index::Gsi1, Index::Gsi2];
+    pub const ALL: [Index; 4] = [Index::Primary, Index::Gsi1, Index::Gsi2, Index::Gsi3];
+
+    /// The global secondary indexes.
+    pub const SECONDARY: [Index; 3] = [Index::Gsi1, Index::Gsi2, Index::Gsi3];
 
     /// The DynamoDB index name (`None` for the base table).
     pub fn name(self) -> Option<&'static str> {
@@ -54,6 +59,7 @@ impl Index {
             Index::Primary => None,
             Index::Gsi1 => Some("gsi1"),
             Index::Gsi2 => Some("gsi2"),
+            Index::Gsi3 => Some("gsi3"),
         }
     }
 
@@ -63,6 +69,7 @@ impl Index {
             Index::Primary => (PK, SK),
             Index::Gsi1 => ("gsi1pk", "gsi1sk"),
             Index::Gsi2 => ("gsi2pk", "gsi2sk"),
+            Index::Gsi3 => ("gsi3pk", "gsi3sk"),
         }
     }
 }
@@ -238,6 +245,25 @@ impl Query {
     }
 }
 
+/// A scan of a whole index (or of the table): every item it holds, page by page, in no
+/// particular order (maintenance only: no request of the API scans).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scan {
+    /// Table or index to read.
+    pub index: Index,
+    /// Maximum number of items to evaluate.
+    pub limit: Option<u32>,
+    /// Continue after this key (the `next` of a previous [`QueryPage`]).
+    pub start_after: Option<Item>,
+}
+
+impl Scan {
+    /// Every item of `index`, from the start.
+    pub fn of(index: Index) -> Self {
+        Self { index, limit: None, start_after: None }
+    }
+}
+
 /// One page of query results.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct QueryPage {
@@ -307,6 +333,10 @@ pub trait Table: Send + Sync + 'static {
 
     /// Reads one page of a partition of the table or of an index.
     async fn query(&self, query: Query) -> Result<QueryPage, TableError>;
+
+    /// Reads one page of a whole index or of the table (unexpired items only); a page stops at
+    /// 1 MB of items, like a Query's.
+    async fn scan(&self, scan: Scan) -> Result<QueryPage, TableError>;
 
     /// Applies up to 100 writes on distinct items atomically.
     async fn transact(&self, writes: Vec<Write>) -> Result<(), TableError>;

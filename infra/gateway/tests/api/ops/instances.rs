@@ -8,7 +8,9 @@ use axum::{body::Body, http::Request, Router};
 use blog_shared::{
     config::Config,
     context::AppContext,
-    ports::table::{Condition, Item, Key, Query, QueryPage, Table, TableError, Update, Write},
+    ports::table::{
+        Condition, Item, Key, Query, QueryPage, Scan, Table, TableError, Update, Write,
+    },
     telemetry::levels::{Level, LoggerName},
 };
 use http_body_util::BodyExt;
@@ -96,6 +98,9 @@ impl Table for Unreachable {
         Err(anyhow::anyhow!("unreachable").into())
     }
     async fn query(&self, _: Query) -> Result<QueryPage, TableError> {
+        Err(anyhow::anyhow!("unreachable").into())
+    }
+    async fn scan(&self, _: Scan) -> Result<QueryPage, TableError> {
         Err(anyhow::anyhow!("unreachable").into())
     }
     async fn transact(&self, _: Vec<Write>) -> Result<(), TableError> {

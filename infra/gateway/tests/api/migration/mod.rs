@@ -1,0 +1,11 @@
+//! The move of items stored under the earlier index layout (private partitions in gsi1 and
+//! gsi2) to the present one (`blog-gateway migrate-indexes`), on every target.
+
+mod earlier;
+mod indexes;
+mod stale;
+
+on_every_target!(
+    indexes::items_of_the_earlier_layout_move_exactly_once_and_the_administration_lists_them_again,
+    stale::a_move_decided_on_a_stale_read_keeps_what_changed_since_and_unknown_items_stay,
+);
