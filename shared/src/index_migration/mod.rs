@@ -112,16 +112,16 @@ pub async fn migrate_indexes(table: &dyn Table) -> anyhow::Result<Outcome> {
         loop {
             let page = table.scan(scan.clone()).await?;
             let misplaced_items = page.items.into_iter().filter(misplaced);
-            let moves: Vec<(Key, Moved)> = stream::iter(misplaced_items)
+            let moves: Vec<(Key, Fate)> = stream::iter(misplaced_items)
                 .map(|item| move_item(table, item))
                 .buffer_unordered(CONCURRENCY)
                 .try_collect()
                 .await?;
             for (key, moved) in moves {
                 match moved {
-                    Moved::Moved => outcome.moved += 1,
-                    Moved::AlreadyInPlace => outcome.already_in_place += 1,
-                    Moved::Unknown => outcome.unknown.push(key),
+                    Fate::Moved => outcome.moved += 1,
+                    Fate::AlreadyInPlace => outcome.already_in_place += 1,
+                    Fate::Unknown => outcome.unknown.push(key),
                 }
             }
             match page.next {
@@ -140,7 +140,7 @@ pub async fn migrate_indexes(table: &dyn Table) -> anyhow::Result<Outcome> {
 }
 
 /// What became of one misplaced item.
-enum Moved {
+enum Fate {
     /// Moved by this run.
     Moved,
     /// In place (or gone) when read again.
@@ -150,13 +150,13 @@ enum Moved {
 }
 
 /// Moves one misplaced item, reading it again whenever a concurrent write got there first.
-async fn move_item(table: &dyn Table, item: Item) -> anyhow::Result<(Key, Moved)> {
+async fn move_item(table: &dyn Table, item: Item) -> anyhow::Result<(Key, Fate)> {
     let key = Key::of(&item).ok_or_else(|| anyhow::anyhow!("an indexed item without a key"))?;
     let mut current = item;
     for _ in 0..ATTEMPTS {
         let layout = match layouts::of(&current) {
             Ok(Some(layout)) => layout,
-            Ok(None) | Err(TableError::Invalid(_)) => return Ok((key, Moved::Unknown)),
+            Ok(None) | Err(TableError::Invalid(_)) => return Ok((key, Fate::Unknown)),
             Err(other) => return Err(other.into()),
         };
         let Relocation { update, condition, companions } = relocation(&current, layout);
@@ -167,11 +167,11 @@ async fn move_item(table: &dyn Table, item: Item) -> anyhow::Result<(Key, Moved)
             table.transact([vec![head], companions].concat()).await
         };
         match applied {
-            Ok(()) => return Ok((key, Moved::Moved)),
+            Ok(()) => return Ok((key, Fate::Moved)),
             Err(TableError::ConditionFailed) | Err(TableError::TransactionCancelled { .. }) => {
                 match table.get(&key).await? {
                     Some(again) if misplaced(&again) => current = again,
-                    _ => return Ok((key, Moved::AlreadyInPlace)),
+                    _ => return Ok((key, Fate::AlreadyInPlace)),
                 }
             }
             Err(other) => return Err(other.into()),
