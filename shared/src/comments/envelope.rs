@@ -3,7 +3,7 @@
 //! status plus `errorCode`; 429 also sends `Retry-After`.
 
 use axum::{
-    http::{header, HeaderValue},
+    http::{header, HeaderMap, HeaderValue},
     response::{IntoResponse, Response},
     Json,
 };
@@ -31,24 +31,31 @@ impl<T: Serialize> IntoResponse for CommentOk<T> {
     }
 }
 
-/// A successful comment answer that HTTP caches keep (the tree): its entity tag is a weak one
-/// computed from `data` alone (`http::caching`), as the envelope's `timestamp`, the time of the
-/// answer, changes every second while the comments stay the same.
-pub struct CommentRead<T>(pub T);
+/// A successful comment answer that HTTP caches keep (a page of the tree), with its headers:
+/// its entity tag is a weak one computed from `data` and those headers alone (`http::caching`),
+/// as the envelope's `timestamp`, the time of the answer, changes every second while the
+/// comments stay the same, and a page whose comments stay the same may gain a next page.
+pub struct CommentRead<T>(pub T, pub HeaderMap);
 
 impl<T: Serialize> IntoResponse for CommentRead<T> {
     fn into_response(self) -> Response {
         // The data serialised on its own for the tag: the envelope's serialisation cannot leave
         // the timestamp out.
-        let data = match serde_json::to_vec(&self.0) {
+        let mut tagged = match serde_json::to_vec(&self.0) {
             Ok(data) => data,
             Err(error) => {
                 let error = anyhow::Error::new(error).context("serialising a comment answer");
                 return CommentError::from(error).into_response();
             }
         };
-        let tag = weak_entity_tag(&data);
+        for (name, value) in &self.1 {
+            tagged.extend_from_slice(b"\n");
+            tagged.extend_from_slice(name.as_str().as_bytes());
+            tagged.extend_from_slice(value.as_bytes());
+        }
+        let tag = weak_entity_tag(&tagged);
         let mut response = CommentOk(self.0).into_response();
+        response.headers_mut().extend(self.1);
         response.headers_mut().insert(header::ETAG, tag);
         response
     }

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use axum::{extract::State, http::HeaderMap};
+use axum::extract::State;
 use futures::try_join;
 
 use crate::{
@@ -141,7 +141,7 @@ pub async fn tree(
     State(ctx): State<AppContext>,
     Viewer(viewer): Viewer,
     QueryParams(query, ..): QueryParams<TreeQuery, CommentError>,
-) -> Result<(HeaderMap, CommentRead<Vec<CommentNode>>), CommentError> {
+) -> Result<CommentRead<Vec<CommentNode>>, CommentError> {
     let article_id = article_target(query.target_type.as_deref(), query.target_id.as_deref())?;
     let page = TreePage::parse(query.page.as_deref(), query.size.as_deref())?;
     let table = ctx.table.as_ref();
@@ -151,7 +151,7 @@ pub async fn tree(
     )?;
     article.ok_or(CommentError::ArticleNotFound)?;
     let (headers, roots) = page.cut(forest(comments, viewer), article_id);
-    Ok((headers, CommentRead(roots)))
+    Ok(CommentRead(roots, headers))
 }
 
 /// One comment: an APPROVED one to anyone, a PENDING or REJECTED one to its author and

@@ -63,6 +63,12 @@ pub async fn the_tree_is_paged_by_roots_with_its_total_and_a_link_to_the_next(ap
     // Without page and size: the first 50 roots, here all of them, and no next page.
     let all = api.call("GET", &tree_path(&id, ""), None, None).await;
     assert_eq!((ids(&all), next_link(&all)), (roots.clone(), None));
+    // A new root changes the total of a page whose comments stay the same, and its tag.
+    let tag = second.headers["etag"].clone();
+    posted(&api, &alice, &id, None, "root 7").await;
+    let again = api.call("GET", &next, None, None).await;
+    assert_eq!((ids(&again), again.headers["x-total-count"].as_str()), (ids(&second), "8"));
+    assert_ne!(again.headers["etag"], tag, "a cache revalidating it learns the new total");
 
     for (query, field) in [
         ("&size=0", "size"),
