@@ -24,12 +24,9 @@ const ANONYMOUS: [&str; 7] = [
 ];
 
 fn query_of(index: &str) -> Action {
-    Action {
-        action: "dynamodb:Query".into(),
-        resource: format!("BlogTable/index/{index}"),
-        leading_keys: vec!["ADMIN#0".into()],
-        on_index: true,
-    }
+    Action::new("dynamodb:Query", format!("BlogTable/index/{index}"))
+        .keys(&["ADMIN#0"])
+        .on_an_index()
 }
 
 #[test]

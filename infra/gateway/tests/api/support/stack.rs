@@ -52,7 +52,7 @@ fn reference(stack: &Stack, logical_id: &str) -> String {
 impl Api {
     /// The API on a stack of its own (see the module documentation).
     pub async fn stack() -> Api {
-        Self::on(start(&[]).await).await
+        Self::on(start(&[("RegistrationLimit", super::UNLIMITED_REGISTRATIONS)]).await).await
     }
 
     /// The API of `stack`, with a context on the stack's table, queue and bucket for the
