@@ -20,7 +20,8 @@ const PAIRS: usize = 300;
 /// The body of the refused request of pair `pair`: a tag's update (a few dozen bytes, which
 /// mostly arrive with the head), or every other time an article's (64 KB, which do not).
 fn body(pair: usize) -> Vec<u8> {
-    let text = if pair % 2 == 0 { "Renamed".to_string() } else { "An article. ".repeat(5_461) };
+    let text =
+        if pair.is_multiple_of(2) { "Renamed".to_string() } else { "An article. ".repeat(5_461) };
     serde_json::json!({ "name": text, "content": text }).to_string().into_bytes()
 }
 
