@@ -25,12 +25,13 @@ pub(crate) fn policies() -> BTreeMap<String, Policy> {
 }
 
 /// One partition key of each kind of partition of the table (docs/data-model.md).
-const PARTITIONS: [&str; 31] = [
+const PARTITIONS: [&str; 34] = [
     "USER#7",
     "USERNAME#ada",
     "EMAIL#ada@example.com",
     "COUNTER#USER",
     "LOGINFAIL#ada",
+    "SIGNUPS#0cc175b9",
     "FILE#3",
     "OBJECT#7#0cc175b9c0f1b6a831c399e269772661#12",
     "COUNTER#FILE",
@@ -54,6 +55,8 @@ const PARTITIONS: [&str; 31] = [
     "RECENT",
     "OUTBOX",
     "VIEWS#3",
+    "VIEWED#0cc175b9",
+    "SITEMAP",
     "NOTIFIED#5",
     "METRICS",
     "CONFIG",
@@ -101,6 +104,7 @@ fn table_uses(function: &str) -> Uses {
                     "EMAIL#ada@example.com",
                     "COUNTER#USER",
                     "LOGINFAIL#ada",
+                    "SIGNUPS#0cc175b9",
                 ],
                 &["GetItem", "PutItem", "UpdateItem", "DeleteItem", "ConditionCheckItem"],
             ),
@@ -139,6 +143,9 @@ fn table_uses(function: &str) -> Uses {
                 READ,
             ),
             (&["VIEWS#3"], &["UpdateItem"]),
+            (&["VIEWED#0cc175b9"], &["PutItem"]),
+            (&["ARTICLE#5"], &["ConditionCheckItem"]),
+            (&["SITEMAP"], &["BatchGetItem", "Query"]),
             METRICS,
             LOGGER_LEVELS,
         ],
@@ -163,6 +170,7 @@ fn table_uses(function: &str) -> Uses {
                 ],
                 &["GetItem", "Query", "PutItem", "UpdateItem"],
             ),
+            (&["COMMENTS#5"], &["ConditionCheckItem"]),
             (&["LIKES#7"], &["DeleteItem"]),
             (&["REPORT#2", "REPORTS#7"], &["PutItem"]),
             (&["ARTICLE#5"], &["GetItem", "UpdateItem"]),
@@ -171,7 +179,7 @@ fn table_uses(function: &str) -> Uses {
             LOGGER_LEVELS,
         ],
         "AdminCommentsFunction" => &[
-            (&["COMMENTS#5", "COMMENT#9", "REPORT#2"], &["GetItem", "Query"]),
+            (&["COMMENTS#5", "COMMENT#9", "REPORT#2"], READ),
             (&["COMMENTS#5", "REPORT#2"], &["UpdateItem"]),
             (&["REPORTS#7"], &["DeleteItem"]),
             (&["ARTICLE#5"], &["UpdateItem"]),
@@ -200,10 +208,13 @@ fn table_uses(function: &str) -> Uses {
                 &["ARTICLE#5", "CATEGORIES", "TAGS", "STATS", "OUTBOX"],
                 &["GetItem", "PutItem", "UpdateItem", "DeleteItem"],
             ),
+            (&["COUNTER#ARTICLE", "ARTICLE#5", "SITEMAP"], &["GetItem", "BatchGetItem"]),
+            (&["SITEMAP"], &["PutItem", "UpdateItem"]),
             METRICS,
             LOGGER_LEVELS,
         ],
         "WorkerFunction" => &[
+            (&["SITEMAP"], &["GetItem", "PutItem", "UpdateItem"]),
             (&["ARTICLE#5", "RECENT"], READ),
             (&["ARTICLE#5", "RECENT", "NOTIFIED#5"], &["PutItem", "DeleteItem"]),
             (&["ARTICLE#5", "COMMENTS#5"], &["UpdateItem"]),
