@@ -28,3 +28,4 @@ pub mod taxonomy;
 pub mod telemetry;
 pub mod time;
 pub mod users;
+pub mod whole_body;

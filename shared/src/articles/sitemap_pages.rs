@@ -16,7 +16,8 @@
 //! published article, unarchive, archive, delete); [`rebuild_step`], run by the sweep, builds
 //! the pages of a table that has articles from before them (idempotent, resumable).
 
-use std::{collections::BTreeMap, ops::RangeInclusive};
+use std::collections::BTreeMap;
+use std::ops::RangeInclusive;
 
 use base64::{engine::general_purpose::STANDARD, Engine};
 use futures::{future::try_join_all, try_join};

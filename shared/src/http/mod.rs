@@ -10,7 +10,7 @@ pub mod cors;
 pub mod docs;
 pub mod error;
 pub mod extract;
-pub mod whole_body;
+pub use crate::whole_body;
 
 pub use error::{ApiError, Failure};
 

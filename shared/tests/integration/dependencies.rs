@@ -23,13 +23,26 @@ use scan::{code_only, paths_out};
 /// and "composition" any edge is allowed as long as it makes no cycle; within "features" only
 /// the edges of [`FEATURE_EDGES`].
 const LAYERS: &[(&str, &[&str])] = &[
-    ("base", &["time", "ids", "codes", "records", "config", "private_files", "ports", "telemetry"]),
+    (
+        "base",
+        &[
+            "time",
+            "ids",
+            "codes",
+            "records",
+            "config",
+            "private_files",
+            "ports",
+            "telemetry",
+            "whole_body",
+        ],
+    ),
     ("http", &["http"]),
     ("access", &["access"]),
     ("context", &["context"]),
     ("area", &["area"]),
     ("features", &["users", "auth", "taxonomy", "articles", "comments", "feeds", "files", "ops"]),
-    ("composition", &["api", "openapi", "setup", "lambda"]),
+    ("composition", &["api", "openapi", "setup", "lambda", "index_migration"]),
 ];
 
 /// The feature → feature edges allowed (docs/architecture.md says why each exists), each with

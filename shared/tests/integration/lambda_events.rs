@@ -252,7 +252,7 @@ async fn replay_articles(ctx: &AppContext, values: &mut HashMap<&str, String>) {
 
 /// Replays the feeds' and the sitemap's events on the published sample article, the sample
 /// category and tag created again for their feeds: XML of its content type, the article in the
-/// whole blog's feeds and in the sitemap, self links and locations on the event's host.
+/// whole blog's feeds and in the sitemap, self links and locations on the configured base URL.
 async fn replay_feeds(ctx: &AppContext, values: &HashMap<&str, String>) {
     for folder in ["categories", "tags"] {
         let service = lambda::service(
@@ -265,7 +265,8 @@ async fn replay_feeds(ctx: &AppContext, values: &HashMap<&str, String>) {
         assert_eq!(status, 200, "{folder}/create again: {body}");
     }
     let public = lambda::service(&api::ARTICLES, ctx.clone()).unwrap();
-    let host = "https://a1b2c3d4e5.execute-api.us-east-1.amazonaws.com";
+    // Self links name the configured base, never the event's host.
+    let host = ctx.config.public_base_url.as_str();
     let article = format!("https://blog.example.com/articles/{}", values["ARTICLE_ID"]);
     for (file, kind, has_article, self_path) in [
         ("feed-rss", "application/rss+xml", true, Some("/api/v1/feeds/rss.xml")),
@@ -312,6 +313,14 @@ async fn replay_comments(ctx: &AppContext, values: &mut HashMap<&str, String>) {
         let (status, body) = invoke(&comments, event(&file, values)).await;
         assert_eq!((status, &body["code"]), (200, &Value::from(200)), "{file}: {body}");
     }
+    // A reader reports the administrator's comment (one's own is 400): the sample account,
+    // deleted by the users' replay, registers again.
+    let auth_fn = lambda::service(&api::AUTH, ctx.clone()).unwrap();
+    let (status, body) = invoke(&auth_fn, event("auth/register.json", values)).await;
+    assert_eq!((status, &body["code"]), (200, &Value::from(0)), "register again: {body}");
+    let (status, body) = invoke(&auth_fn, event("auth/login.json", values)).await;
+    assert_eq!(status, 200, "{body}");
+    values.insert("USER_TOKEN", body["data"]["token"].as_str().unwrap().to_string());
     let (status, body) = invoke(&comments, event("comments/report.json", values)).await;
     assert_eq!((status, &body["code"]), (200, &Value::from(200)), "report: {body}");
     values.insert("REPORT_ID", body["data"]["id"].as_str().unwrap().to_string());

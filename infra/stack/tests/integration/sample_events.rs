@@ -198,6 +198,11 @@ async fn replay_articles(replay: &mut Replay) {
     for file in COMMENT_SAMPLES {
         replay.expect(&format!("comments/{file}.json"), 200, Some(("code", json!(200)))).await;
     }
+    // A reader reports the administrator's comment (one's own is 400): the sample account,
+    // deleted by the accounts' replay, registers again.
+    replay.expect("auth/register.json", 200, Some(("code", json!(0)))).await;
+    let login = replay.expect("auth/login.json", 200, Some(("code", json!(0)))).await;
+    replay.values.insert("USER_TOKEN", login["data"]["token"].as_str().unwrap().into());
     let report = replay.expect("comments/report.json", 200, Some(("code", json!(200)))).await;
     replay.values.insert("REPORT_ID", report["data"]["id"].as_str().unwrap().into());
     for file in MODERATION_SAMPLES {

@@ -19,7 +19,7 @@ use super::{
     signature::{Bound, Refusal},
     LocalBlobs, ROUTE_PREFIX,
 };
-use crate::{http::whole_body::Unread, ports::table::now_epoch_seconds};
+use crate::{ports::table::now_epoch_seconds, whole_body::Unread};
 
 /// Largest object the store accepts (a signed length above it is refused).
 const MAX_OBJECT_BYTES: u64 = 64 * 1024 * 1024;
@@ -29,7 +29,7 @@ const CONTENT_MD5: HeaderName = HeaderName::from_static("content-md5");
 
 /// PUT and GET under [`ROUTE_PREFIX`], open to browser pages of any origin. Each request's body
 /// is read whole (up to [`MAX_OBJECT_BYTES`]) before it is answered, so that a refusal leaves a
-/// kept-alive connection usable ([`crate::http::whole_body`]).
+/// kept-alive connection usable ([`crate::whole_body`]).
 pub(super) fn router(store: LocalBlobs) -> Router {
     let cors = tower_http::cors::CorsLayer::new()
         .allow_origin(tower_http::cors::Any)
@@ -41,7 +41,7 @@ pub(super) fn router(store: LocalBlobs) -> Router {
         .route(&format!("{ROUTE_PREFIX}/{{*key}}"), get(download).put(upload))
         .with_state(store)
         .layer(cors);
-    crate::http::whole_body::read_first(routes, MAX_OBJECT_BYTES as usize, unread)
+    crate::whole_body::read_first(routes, MAX_OBJECT_BYTES as usize, unread)
 }
 
 /// S3's answers to a body over the object limit and to one that breaks off.
