@@ -6,22 +6,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::must_not::ANONYMOUS;
+
 use blog_stack::{
     actions::Action, iam::Decision, report::symbolic_policies, template::Template,
     testing::workspace,
 };
-
-/// Functions that serve anonymous callers (public reads, registration and login, the
-/// actuator's public parts, or signed-in readers who are no administrators).
-const ANONYMOUS: [&str; 7] = [
-    "ArticlesFunction",
-    "CategoriesFunction",
-    "TagsFunction",
-    "CommentsFunction",
-    "AuthFunction",
-    "UsersFunction",
-    "OpsFunction",
-];
 
 fn query_of(index: &str) -> Action {
     Action::new("dynamodb:Query", format!("BlogTable/index/{index}"))

@@ -253,7 +253,7 @@ fn every_function_is_refused_every_partition_and_item_action_it_does_not_use() {
 }
 
 /// The functions that answer anonymous callers (some of their routes need no token).
-const ANONYMOUS: [&str; 7] = [
+pub(crate) const ANONYMOUS: [&str; 7] = [
     "ArticlesFunction",
     "CategoriesFunction",
     "TagsFunction",
