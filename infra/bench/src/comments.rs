@@ -1,9 +1,16 @@
 //! The comments' rows of the capacity bench: the tree of an article with 10, 100 and 1,000
 //! comments (a third of them replies), posting a comment and liking one. Commenters post at most
-//! five comments a minute each, so the comments come from one account per five.
+//! five comments a minute each, so the comments come from one account per five. Then the
+//! floods no rate limit lets one client write, put straight into the table as the comments
+//! feature stores them: 2,000 threads of one long comment, and 3 threads of 1,500 long replies.
 
 use anyhow::Result;
 use axum::http::Method;
+use blog_shared::comments::{
+    model::{CommentStatus, StoredComment},
+    relayout,
+};
+use futures::{stream, StreamExt, TryStreamExt};
 use serde_json::json;
 
 use crate::{
@@ -62,7 +69,90 @@ async fn comment(
     Ok((samples, first.unwrap_or_default()))
 }
 
-/// The comment rows: a tree per size in [`TREE_SIZES`], then posting and liking.
+/// Roots of the flooded article, and the flooded threads' replies.
+const FLOOD_ROOTS: u64 = 2000;
+const FLOOD_REPLIES: u64 = 1500;
+
+/// An APPROVED comment of 2,000 characters (3,000 bytes with its HTML).
+fn long_comment(article: u64, id: u64, parent: Option<u64>) -> StoredComment {
+    let text = "Buy now! ".repeat(222) + "xx";
+    StoredComment {
+        id,
+        article_id: article,
+        parent_id: parent,
+        root_id: parent.unwrap_or(id),
+        depth: u8::from(parent.is_some()),
+        user_id: 1,
+        user_name: "flooder".into(),
+        user_avatar: String::new(),
+        user_renamed_at: 0,
+        reply_to_user_id: parent.map(|_| 1),
+        reply_to_user_name: parent.map(|_| "flooder".into()),
+        reply_to_renamed_at: 0,
+        content_html: format!("<p>{text}</p>\n"),
+        content: text,
+        status: CommentStatus::Approved,
+        like_count: 0,
+        reply_count: 0,
+        is_edited: false,
+        thread_rev: 0,
+        create_time: "2026-01-01T00:00:00".into(),
+        update_time: "2026-01-01T00:00:00".into(),
+    }
+}
+
+/// Puts `comments` into the table with their threads' entries.
+async fn put_all(harness: &Harness, comments: &[StoredComment]) -> Result<()> {
+    let items = relayout::stored_items(comments)?;
+    stream::iter(items)
+        .map(|item| harness.table().put(item, None))
+        .buffer_unordered(32)
+        .try_collect::<Vec<_>>()
+        .await?;
+    Ok(())
+}
+
+/// The tree rows of the floods: pages of `flooded` (2,000 roots) and of `threaded` (3 threads
+/// of 1,500 replies).
+async fn measure_floods(
+    harness: &Harness,
+    flooded: u64,
+    threaded: u64,
+) -> Result<Vec<Measurement>> {
+    let base = 1u64 << 52;
+    let roots: Vec<StoredComment> =
+        (base..base + FLOOD_ROOTS).map(|id| long_comment(flooded, id, None)).collect();
+    put_all(harness, &roots).await?;
+    let mut threads = Vec::new();
+    for root in [base + 10_000, base + 12_000, base + 14_000] {
+        threads.push(long_comment(threaded, root, None));
+        threads.extend(
+            (root + 1..=root + FLOOD_REPLIES).map(|id| long_comment(threaded, id, Some(root))),
+        );
+    }
+    put_all(harness, &threads).await?;
+    let tree = |article: u64, query: &str| {
+        format!("/api/v1/comments/tree?targetType=ARTICLE&targetId={article}{query}")
+    };
+    let pages = [
+        (tree(flooded, ""), "2,000 threads of one 2,000-character comment: page 1"),
+        (tree(flooded, "&page=20&size=100"), "the same: page 20 of 100 roots"),
+        (tree(threaded, ""), "3 threads of 1,500 replies of 2,000 characters: page 1"),
+        (tree(threaded, "&page=2&size=1"), "the same: page 2 of 1 root"),
+    ];
+    let mut measurements = Vec::new();
+    for (uri, what) in pages {
+        let mut samples = Vec::with_capacity(RUNS);
+        for _ in 0..RUNS {
+            samples.push(metered_call(harness, Method::GET, &uri, None, None).await?.1);
+        }
+        measurements.push(summarise(format!("GET /api/v1/comments/tree ({what})"), &samples));
+    }
+    Ok(measurements)
+}
+
+/// The comment rows: a tree per size in [`TREE_SIZES`], then posting and liking, then the
+/// floods (on `articles[3]` and `articles[4]`).
 pub async fn measure(harness: &Harness, articles: &[u64], token: &str) -> Result<Vec<Measurement>> {
     let mut measurements = Vec::new();
     let mut posts = Vec::new();
@@ -84,5 +174,8 @@ pub async fn measure(harness: &Harness, articles: &[u64], token: &str) -> Result
     let uri = format!("/api/v1/comments/{}/like", liked.unwrap_or_default());
     let (_, like) = metered_call(harness, Method::POST, &uri, Some(token), None).await?;
     measurements.push(summarise("POST /api/v1/comments/{id}/like".into(), &[like]));
+    if let [.., flooded, threaded] = articles[TREE_SIZES.len().min(articles.len())..] {
+        measurements.extend(measure_floods(harness, flooded, threaded).await?);
+    }
     Ok(measurements)
 }

@@ -2,7 +2,9 @@
 //! the earlier index layout to the present one.
 
 use anyhow::Context;
-use blog_shared::{auth::bootstrap, config::Config, files, index_migration, setup, telemetry};
+use blog_shared::{
+    auth::bootstrap, comments, config::Config, files, index_migration, setup, telemetry,
+};
 use clap::{Parser, Subcommand};
 
 /// Faster than glibc's malloc for the gateway's many short-lived request buffers
@@ -35,8 +37,9 @@ enum Command {
     },
     /// Move the items an earlier version kept in private partitions of gsi1 and gsi2 (drafts,
     /// schedules, comments and reports by status, users' comments, file records, accounts) to
-    /// the present layout; once done, a marker makes later runs read one item. Run it once
-    /// after deploying this version over an older table (BLOG_STORE=dynamodb, BLOG_TABLE_NAME).
+    /// the present layout, and comments' replies into their threads' key ranges with each
+    /// thread's entry; once done, markers make later runs read two items. Run it once after
+    /// deploying this version over an older table (BLOG_STORE=dynamodb, BLOG_TABLE_NAME).
     MigrateIndexes,
 }
 
@@ -49,6 +52,12 @@ async fn main() -> anyhow::Result<()> {
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => {
             let ctx = setup::context(config).await?;
+            // Comments of an earlier layout join their threads before the tree is served (one
+            // GetItem once done).
+            let threads = comments::relayout::migrate_threads(ctx.table.as_ref()).await?;
+            if !threads.already_done {
+                tracing::info!(summary = threads.summary(), "comment threads migrated");
+            }
             if let Some(outcome) = setup::bootstrap_admin(&ctx).await? {
                 tracing::info!(?outcome, "administrator bootstrap");
             }
@@ -87,6 +96,8 @@ async fn main() -> anyhow::Result<()> {
             let table = setup::open_table(&Config { create_table: false, ..config }).await?;
             let outcome = index_migration::migrate_indexes(table.as_ref()).await?;
             println!("{}", outcome.summary());
+            let threads = comments::relayout::migrate_threads(table.as_ref()).await?;
+            println!("{}", threads.summary());
             if !outcome.unknown.is_empty() {
                 anyhow::bail!("items of an unknown kind were left in gsi1 or gsi2 (listed above)");
             }

@@ -101,9 +101,7 @@ async fn matching(
 ) -> Result<Vec<StoredComment>, CommentError> {
     let table = ctx.table.as_ref();
     let mut comments = match (article, user) {
-        (Some(article), _) => {
-            read_all(table, vec![Query::partition(Index::Primary, keys::comments(article))]).await?
-        }
+        (Some(article), _) => repo::of_article(table, article).await?,
         // A user's comments are found through their locators, then read in batches.
         (None, Some(user)) => repo::get_located(table, &repo::of_user(table, user).await?).await?,
         (None, None) => {
@@ -187,7 +185,9 @@ pub(super) async fn moderate(
         let writes = thread.status_change(read, to, extra.clone());
         match ctx.table.transact(writes).await {
             Ok(()) => {
-                let after = repo::get_in(ctx.table.as_ref(), comment.article_id, id).await?;
+                let after =
+                    repo::get_in(ctx.table.as_ref(), comment.article_id, comment.root_id, id)
+                        .await?;
                 return Ok(after.ok_or(CommentError::CommentNotFound)?.admin_view());
             }
             // The comment or its thread changed meanwhile: read again.

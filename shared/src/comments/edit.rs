@@ -20,7 +20,6 @@ use super::{
     envelope::{
         CommentEnvelope as Envelope, CommentError, CommentErrorEnvelope as Error, CommentOk,
     },
-    keys,
     model::{Comment, CommentStatus, StoredComment},
     post::checked_content,
     rate::{self, Window},
@@ -112,7 +111,7 @@ pub async fn update(
             (thread.status_change(read, CommentStatus::Pending, content), CommentStatus::Pending)
         } else {
             let write = Write::Update {
-                key: keys::comment(comment.article_id, id),
+                key: comment.key(),
                 update: content.set("updateTime", s(&time)),
                 condition: Some(Condition::equals("status", s(comment.status.name()))),
             };

@@ -9,10 +9,43 @@ pub fn comments(article_id: u64) -> String {
     format!("COMMENTS#{article_id}")
 }
 
-/// A comment.
-pub fn comment(article_id: u64, id: u64) -> Key {
-    Key::new(comments(article_id), format!("C#{id:016}"))
+/// A comment of the thread under `root_id`: a root is `C#<root16>`, a reply
+/// `C#<root16>#<id16>`, so a thread is one key range ([`thread`]) in the order of its roots.
+pub fn comment(article_id: u64, root_id: u64, id: u64) -> Key {
+    Key::new(comments(article_id), comment_sort(root_id, id))
 }
+
+/// The sort key of [`comment`].
+pub fn comment_sort(root_id: u64, id: u64) -> String {
+    if root_id == id {
+        format!("C#{root_id:016}")
+    } else {
+        format!("C#{root_id:016}#{id:016}")
+    }
+}
+
+/// The sort-key prefix of every comment of an article.
+pub const COMMENT_PREFIX: &str = "C#";
+
+/// The sort-key prefix of the thread under `root_id` (the root and every reply).
+pub fn thread(root_id: u64) -> String {
+    format!("C#{root_id:016}")
+}
+
+/// The sort keys from the thread of `first` to the end of the thread of `last`, inclusive.
+pub fn threads_between(first: u64, last: u64) -> (String, String) {
+    // `~` sorts after `#`, so the upper end takes every reply of `last` and nothing after.
+    (thread(first), format!("{}~", thread(last)))
+}
+
+/// The root entry of a thread: what the tree's pages are counted and cut from
+/// (`R#<root16>`, in the article's comment partition).
+pub fn root_entry(article_id: u64, root_id: u64) -> Key {
+    Key::new(comments(article_id), format!("{ROOT_PREFIX}{root_id:016}"))
+}
+
+/// The sort-key prefix of the root entries.
+pub const ROOT_PREFIX: &str = "R#";
 
 /// Where a comment is: its article, found from its id alone.
 pub fn locator(id: u64) -> Key {

@@ -76,7 +76,7 @@ async fn like_comment(
     let like = keys::comment_like(caller.id, id);
     for _ in 0..ATTEMPTS {
         let comment = likable(ctx, caller, id).await?;
-        let key = keys::comment(comment.article_id, id);
+        let key = comment.key();
         let writes = if on {
             let condition = Condition::equals("status", s(comment.status.name()));
             let update = Update::new().add(LIKE_COUNT, 1);

@@ -18,12 +18,15 @@ mod paging;
 mod post;
 mod public;
 mod rate;
+pub mod relayout;
 mod renames;
 mod repo;
 mod reports;
+mod roots;
 #[cfg(test)]
 mod tests;
 mod thread;
+mod tree;
 
 use utoipa_axum::{router::OpenApiRouter, routes};
 

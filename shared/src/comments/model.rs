@@ -115,6 +115,11 @@ fn is_zero(value: &i64) -> bool {
 }
 
 impl StoredComment {
+    /// Its key: in its article's partition, under its thread.
+    pub fn key(&self) -> crate::ports::table::Key {
+        super::keys::comment(self.article_id, self.root_id, self.id)
+    }
+
     /// Whether `viewer` (`None`: anonymous) may see it: APPROVED to anyone, PENDING and
     /// REJECTED to its author and administrators, DELETED to nobody (bar its placeholder).
     pub fn visible_to(&self, viewer: Option<(u64, bool)>) -> bool {

@@ -50,16 +50,26 @@ impl TreePage {
         })
     }
 
-    /// This page of `roots` (every root the caller sees), its replies cut to the budget, and
-    /// its headers: `X-Total-Count`, and `Link` to the next page when roots follow.
-    pub fn cut(&self, roots: Vec<CommentNode>, article_id: u64) -> (HeaderMap, Vec<CommentNode>) {
-        let total = roots.len() as u64;
+    /// Where this page's roots are among the `total` roots the caller sees.
+    pub fn range(&self, total: usize) -> std::ops::Range<usize> {
         let skip = self.page.saturating_sub(1).saturating_mul(self.size);
-        let mut page: Vec<CommentNode> =
-            roots.into_iter().skip(skip as usize).take(self.size as usize).collect();
-        fit(&mut page, REPLY_BUDGET);
+        let start = usize::try_from(skip).unwrap_or(usize::MAX).min(total);
+        start..start.saturating_add(self.size as usize).min(total)
+    }
+
+    /// The answer of this page: its `roots` (the page's, with what was read of their threads),
+    /// their replies cut to the budget, and its headers: `X-Total-Count` (`total`, the roots
+    /// the caller sees), and `Link` to the next page when roots follow.
+    pub fn answer(
+        &self,
+        total: u64,
+        mut roots: Vec<CommentNode>,
+        article_id: u64,
+    ) -> (HeaderMap, Vec<CommentNode>) {
+        fit(&mut roots, REPLY_BUDGET);
         let mut headers = HeaderMap::new();
         headers.insert(TOTAL_COUNT, HeaderValue::from(total));
+        let skip = self.page.saturating_sub(1).saturating_mul(self.size);
         if skip.saturating_add(self.size) < total {
             let next = format!(
                 "<{BASE}/tree?targetType=ARTICLE&targetId={article_id}&page={}&size={}>; \
@@ -71,7 +81,7 @@ impl TreePage {
                 headers.insert(header::LINK, value);
             }
         }
-        (headers, page)
+        (headers, roots)
     }
 }
 

@@ -27,11 +27,11 @@ use super::{
     envelope::{
         CommentEnvelope as Envelope, CommentError, CommentErrorEnvelope as Error, CommentOk,
     },
-    keys,
     model::{Comment, CommentStatus, StoredComment},
     public::article_target,
     rate::{self, Window},
     repo,
+    roots::{self, RootEntry},
     thread::{self, REV},
 };
 
@@ -93,7 +93,7 @@ async fn read_all(
     let table = ctx.table.as_ref();
     let parent = async {
         match parent_id {
-            Some(id) => repo::get_in(table, article_id, id).await,
+            Some(id) => repo::find_in_article(table, article_id, id).await,
             None => Ok(None),
         }
     };
@@ -140,7 +140,7 @@ async fn answerable(
 /// The writes of a reply beyond its own: the parent counts it (when `counted`), each ancestor
 /// is checked to be as read, and the root's revision moves.
 fn thread_writes(parent: &StoredComment, above: &[StoredComment], counted: i64) -> Vec<Write> {
-    let key = |c: &StoredComment| keys::comment(c.article_id, c.id);
+    let key = StoredComment::key;
     let as_read = |c: &StoredComment| Condition::equals("status", s(c.status.name()));
     let mut parent_update = Update::new().add("replyCount", counted);
     if parent.parent_id.is_none() {
@@ -244,8 +244,15 @@ async fn post(
             reads.window.write(),
             articles::counter_while(&article, articles::COMMENT_COUNT, counted, true),
         ];
-        if let Some(parent) = &parent {
-            writes.extend(thread_writes(parent, &above, counted));
+        match &parent {
+            Some(parent) => {
+                writes.extend(thread_writes(parent, &above, counted));
+                writes.extend(roots::moved(article_id, comment.root_id, counted, 1, None));
+            }
+            None => writes.push(Write::Put {
+                item: RootEntry::of_new_root(&comment).item(article_id),
+                condition: Some(Condition::NotExists),
+            }),
         }
         match table.transact(writes).await {
             Ok(()) => {

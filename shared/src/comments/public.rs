@@ -22,7 +22,7 @@ use super::{
     },
     model::{Comment, CommentNode, CommentStatus, StoredComment},
     pages::TreePage,
-    repo, thread,
+    repo, thread, tree,
 };
 
 /// Query of the tree.
@@ -106,14 +106,14 @@ pub(super) fn forest(
     roots.into_iter().filter_map(|id| build(id, &by_id, &children, viewer)).collect()
 }
 
-/// The comments of a readable article as a forest, paged by roots (one Query of its comments,
-/// made together with the article's read).
+/// The comments of a readable article as a forest, paged by roots (its threads' entries, then
+/// the page's threads, at most 1,000 comments, read beside the article's head).
 ///
 /// Everyone sees the APPROVED comments; a signed-in caller also their own PENDING and REJECTED
 /// ones (with the replies under them), an administrator every one. Deleted comments with shown
 /// replies stay as placeholders. A page holds `size` roots (default 50), oldest first, each
-/// with its subtree; a page's replies take at most 1 MiB, shared fairly among its threads (a
-/// thread past its share keeps its oldest replies).
+/// with its subtree; a page's replies take at most 1,000 comments and 1 MiB, shared fairly
+/// among its threads (a thread past its share keeps its oldest replies).
 #[utoipa::path(
     get,
     path = "/tree",
@@ -145,12 +145,13 @@ pub async fn tree(
     let article_id = article_target(query.target_type.as_deref(), query.target_id.as_deref())?;
     let page = TreePage::parse(query.page.as_deref(), query.size.as_deref())?;
     let table = ctx.table.as_ref();
-    let (article, comments) = try_join!(
+    let (article, read) = try_join!(
         articles::reaction_target(table, article_id),
-        repo::of_article(table, article_id)
+        tree::read_page(table, article_id, viewer, page)
     )?;
     article.ok_or(CommentError::ArticleNotFound)?;
-    let (headers, roots) = page.cut(forest(comments, viewer), article_id);
+    let roots = forest(read.comments, viewer);
+    let (headers, roots) = page.answer(read.total, roots, article_id);
     Ok(CommentRead(roots, headers))
 }
 

@@ -16,11 +16,11 @@ use futures::{stream, StreamExt, TryStreamExt};
 use crate::{
     articles::{AuthorFollowers, AuthorRename},
     context::AppContext,
-    ports::table::{s, Index, Item, Key, Query, Table, TableError, Update},
-    records::{self, query_all, update_if_older},
+    ports::table::{s, Key, Table, TableError, Update},
+    records::update_if_older,
 };
 
-use super::{keys, model::StoredComment, repo};
+use super::{model::StoredComment, repo};
 
 /// Comments rewritten, or article partitions read, at once.
 const CONCURRENCY: usize = 8;
@@ -46,25 +46,21 @@ async fn rename_comments(
 ) -> Result<(usize, usize), TableError> {
     let own = repo::of_user(table, rename.user_id).await?;
     let card = Update::new().set("userName", s(&rename.name)).set("userAvatar", s(&rename.avatar));
-    let own_keys = own.iter().map(|c| keys::comment(c.article_id, c.comment_id));
+    let own_keys = own.iter().map(repo::Located::key);
     let renamed = apply(table, own_keys, card, "userRenamedAt", rename.created_at).await?;
     let articles: BTreeSet<u64> = own.iter().map(|comment| comment.article_id).collect();
-    let partitions: Vec<Vec<Item>> = stream::iter(articles)
-        .map(|article| query_all(table, Query::partition(Index::Primary, keys::comments(article))))
+    let partitions: Vec<Vec<StoredComment>> = stream::iter(articles)
+        .map(|article| repo::of_article(table, article))
         .buffer_unordered(CONCURRENCY)
         .try_collect()
         .await?;
-    let mut replies = Vec::new();
-    for items in partitions {
-        for item in items {
-            let comment: StoredComment = records::from_item(item)?;
-            if comment.reply_to_user_id == Some(rename.user_id) {
-                replies.push(comment);
-            }
-        }
-    }
+    let replies: Vec<StoredComment> = partitions
+        .into_iter()
+        .flatten()
+        .filter(|comment| comment.reply_to_user_id == Some(rename.user_id))
+        .collect();
     let named = Update::new().set("replyToUserName", s(&rename.name));
-    let reply_keys = replies.iter().map(|c| keys::comment(c.article_id, c.id));
+    let reply_keys = replies.iter().map(StoredComment::key);
     let answered = apply(table, reply_keys, named, "replyToRenamedAt", rename.created_at).await?;
     Ok((renamed, answered))
 }

@@ -77,7 +77,8 @@ fn a_page_keeps_ordinary_threads_whole_and_cuts_a_flooded_one_to_its_share() {
         comments.push(reply);
     }
     let page = TreePage::parse(None, None).unwrap();
-    let (headers, roots) = page.cut(forest(comments, None), 1);
+    let all = forest(comments, None);
+    let (headers, roots) = page.answer(all.len() as u64, all[page.range(all.len())].to_vec(), 1);
     assert_eq!(headers["x-total-count"], "2");
     assert!(!headers.contains_key("link"));
     assert_eq!(shape(&roots[..1]), "1(2)");
@@ -97,8 +98,11 @@ fn page_and_size_are_checked_and_the_next_page_is_linked() {
         assert!(TreePage::parse(page, size).is_err(), "{page:?} {size:?}");
     }
     let roots = (1..=5).map(|id| comment(id, None, 10, CommentStatus::Approved)).collect();
-    let (headers, page) =
-        TreePage::parse(Some("2"), Some("2")).unwrap().cut(forest(roots, None), 7);
+    let all = forest(roots, None);
+    let second = TreePage::parse(Some("2"), Some("2")).unwrap();
+    assert_eq!(second.range(5), 2..4);
+    assert_eq!(TreePage::parse(Some("9"), Some("2")).unwrap().range(5), 5..5);
+    let (headers, page) = second.answer(5, all[second.range(5)].to_vec(), 7);
     assert_eq!(shape(&page), "3 4");
     assert_eq!(
         headers["link"],

@@ -17,6 +17,7 @@ use super::{
     keys,
     model::{CommentStatus, StoredComment},
     repo,
+    roots::{self, RootEntry},
 };
 
 /// The attribute of a root that every counted change of its thread ADDs.
@@ -30,7 +31,7 @@ pub async fn ancestors(
     let mut found = Vec::new();
     let mut next = comment.parent_id;
     while let Some(id) = next {
-        match repo::get_in(table, comment.article_id, id).await? {
+        match repo::get_in(table, comment.article_id, comment.root_id, id).await? {
             Some(parent) => {
                 next = parent.parent_id;
                 found.push(parent);
@@ -75,16 +76,27 @@ pub struct Thread {
 }
 
 impl Thread {
-    /// The thread of `comment`, read with the article's comments (one Query).
+    /// The thread of `comment` (one Query of its key range).
     pub async fn of(table: &dyn Table, comment: &StoredComment) -> Result<Thread, TableError> {
-        let comments = repo::of_article(table, comment.article_id).await?;
-        Ok(Thread {
-            comments: comments
-                .into_iter()
-                .filter(|c| c.root_id == comment.root_id)
-                .map(|c| (c.id, c))
-                .collect(),
-        })
+        let comments = repo::of_thread(table, comment.article_id, comment.root_id).await?;
+        Ok(Thread::from_comments(comments))
+    }
+
+    /// The thread made of `comments` (all of one root's).
+    pub fn from_comments(comments: impl IntoIterator<Item = StoredComment>) -> Thread {
+        Thread { comments: comments.into_iter().map(|c| (c.id, c)).collect() }
+    }
+
+    /// The root entry that describes this thread as it is, when its root is in it.
+    pub fn entry(&self, root_id: u64) -> Option<RootEntry> {
+        let root = self.comments.get(&root_id)?;
+        let kept = self
+            .comments
+            .values()
+            .filter(|c| c.id != root_id && c.status != CommentStatus::Deleted)
+            .count() as i64;
+        let shown = self.counted((root_id, root.status));
+        Some(RootEntry { root_id, user_id: root.user_id, status: root.status, shown, kept })
     }
 
     /// `comment` as read with its thread, when its status is still the one it had.
@@ -112,9 +124,9 @@ impl Thread {
 
     /// The writes that move `comment` (as read with the thread) to `to`, with `extra` changes
     /// of the comment, and the counts it moves: the article's `commentCount` by the comments it
-    /// shows or hides, its parent's `replyCount` (APPROVED direct replies) by itself. The
-    /// comment's write comes first, conditioned on its status; the root's revision, on the one
-    /// read.
+    /// shows or hides, its parent's `replyCount` (APPROVED direct replies) by itself, and the
+    /// thread's root entry likewise. The comment's write comes first, conditioned on its
+    /// status; the root's revision, on the one read.
     pub fn status_change(
         &self,
         comment: &StoredComment,
@@ -137,11 +149,8 @@ impl Thread {
             update = update.add(REV, 1);
             condition = Condition::All(vec![condition, rev_is(rev)]);
         }
-        let mut writes = vec![Write::Update {
-            key: keys::comment(comment.article_id, comment.id),
-            update,
-            condition: Some(condition),
-        }];
+        let mut writes =
+            vec![Write::Update { key: comment.key(), update, condition: Some(condition) }];
         let replies = i64::from(to == CommentStatus::Approved)
             - i64::from(comment.status == CommentStatus::Approved);
         if !is_root {
@@ -150,7 +159,7 @@ impl Thread {
                 root_update = root_update.add("replyCount", replies);
             }
             writes.push(Write::Update {
-                key: keys::comment(comment.article_id, comment.root_id),
+                key: keys::comment(comment.article_id, comment.root_id, comment.root_id),
                 update: root_update,
                 condition: Some(Condition::All(vec![Condition::Exists, rev_is(rev)])),
             });
@@ -166,13 +175,18 @@ impl Thread {
         match comment.parent_id {
             Some(parent) if replies != 0 && parent != comment.root_id => {
                 writes.push(Write::Update {
-                    key: keys::comment(comment.article_id, parent),
+                    key: keys::comment(comment.article_id, comment.root_id, parent),
                     update: Update::new().add("replyCount", replies),
                     condition: Some(Condition::Exists),
                 });
             }
             _ => {}
         }
+        let deleted = |status: CommentStatus| i64::from(status == CommentStatus::Deleted);
+        let kept = if is_root { 0 } else { deleted(comment.status) - deleted(to) };
+        let root_status = is_root.then_some(to);
+        let entry = roots::moved(comment.article_id, comment.root_id, counted, kept, root_status);
+        writes.extend(entry);
         writes
     }
 }

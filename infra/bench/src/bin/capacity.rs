@@ -85,7 +85,7 @@ async fn measure_size(args: &Args, articles: usize) -> Result<SizeReport> {
     );
     let mut measurements = measure::reads(&harness, &corpus, &seeded).await?;
     measurements.extend(measure::writes(&harness, &corpus, &seeded, &token).await?);
-    let commented = &seeded.article_ids[..3.min(seeded.article_ids.len())];
+    let commented = &seeded.article_ids[..5.min(seeded.article_ids.len())];
     measurements.extend(bench::comments::measure(&harness, commented, &token).await?);
     let pinned = corpus.articles.iter().filter(|a| a.is_top).count();
     Ok(SizeReport {

@@ -1,10 +1,9 @@
 //! The tree paged by roots: `page`, `size`, `X-Total-Count`, `Link`, and a bounded answer
 //! whatever the number of comments.
 
-use blog_shared::{
-    comments::model::{CommentStatus, StoredComment},
-    ports::table::Key,
-    records,
+use blog_shared::comments::{
+    model::{CommentStatus, StoredComment},
+    relayout,
 };
 use futures::{stream, StreamExt};
 use serde_json::{json, Value};
@@ -105,45 +104,56 @@ pub async fn a_client_that_sends_no_page_gets_the_first_fifty_threads(api: Api) 
     assert_eq!(ids(&api.call("GET", &next, None, None).await), roots[50..]);
 }
 
-/// Puts `count` APPROVED comments of 2,000 characters on `article` straight into the table,
-/// ids from `first`; under `parent` (a root) when given.
-async fn flood(api: &Api, article: u64, first: u64, count: u64, parent: Option<u64>) {
+/// An APPROVED comment of 2,000 characters on `article`, under `parent` (a root) when given.
+fn flooded(article: u64, id: u64, parent: Option<u64>) -> StoredComment {
     let text = "Buy now! ".repeat(222) + "xx";
     assert_eq!(text.chars().count(), 2000);
-    let html = format!("<p>{text}</p>\n");
-    stream::iter(first..first + count)
-        .for_each_concurrent(16, |id| {
-            let (text, html) = (text.clone(), html.clone());
-            async move {
-                let comment = StoredComment {
-                    id,
-                    article_id: article,
-                    parent_id: parent,
-                    root_id: parent.unwrap_or(id),
-                    depth: u8::from(parent.is_some()),
-                    user_id: 1,
-                    user_name: "flooder".into(),
-                    user_avatar: String::new(),
-                    user_renamed_at: 0,
-                    reply_to_user_id: parent.map(|_| 1),
-                    reply_to_user_name: parent.map(|_| "flooder".into()),
-                    reply_to_renamed_at: 0,
-                    content: text,
-                    content_html: html,
-                    status: CommentStatus::Approved,
-                    like_count: 0,
-                    reply_count: 0,
-                    is_edited: false,
-                    thread_rev: 0,
-                    create_time: "2026-01-01T00:00:00".into(),
-                    update_time: "2026-01-01T00:00:00".into(),
-                };
-                let key = Key::new(format!("COMMENTS#{article}"), format!("C#{id:016}"));
-                let item = records::to_item(&comment, &key).unwrap();
-                api.table.put(item, None).await.unwrap();
-            }
-        })
+    StoredComment {
+        id,
+        article_id: article,
+        parent_id: parent,
+        root_id: parent.unwrap_or(id),
+        depth: u8::from(parent.is_some()),
+        user_id: 1,
+        user_name: "flooder".into(),
+        user_avatar: String::new(),
+        user_renamed_at: 0,
+        reply_to_user_id: parent.map(|_| 1),
+        reply_to_user_name: parent.map(|_| "flooder".into()),
+        reply_to_renamed_at: 0,
+        content_html: format!("<p>{text}</p>\n"),
+        content: text,
+        status: CommentStatus::Approved,
+        like_count: 0,
+        reply_count: 0,
+        is_edited: false,
+        thread_rev: 0,
+        create_time: "2026-01-01T00:00:00".into(),
+        update_time: "2026-01-01T00:00:00".into(),
+    }
+}
+
+/// Puts `comments` straight into the table as the present layout stores them (with their
+/// threads' entries).
+async fn put_comments(api: &Api, comments: &[StoredComment]) {
+    let items = relayout::stored_items(comments).expect("items");
+    stream::iter(items)
+        .for_each_concurrent(16, |item| async move { api.table.put(item, None).await.unwrap() })
         .await;
+}
+
+/// Puts `count` roots on `article`, ids from `first`.
+async fn flood(api: &Api, article: u64, first: u64, count: u64) {
+    let roots: Vec<StoredComment> =
+        (first..first + count).map(|id| flooded(article, id, None)).collect();
+    put_comments(api, &roots).await;
+}
+
+/// Puts a root `root` with `replies` replies on `article`.
+async fn flood_thread(api: &Api, article: u64, root: u64, replies: u64) {
+    let mut thread = vec![flooded(article, root, None)];
+    thread.extend((root + 1..=root + replies).map(|id| flooded(article, id, Some(root))));
+    put_comments(api, &thread).await;
 }
 
 fn json_bytes(reply: &Reply) -> usize {
@@ -162,7 +172,7 @@ pub async fn a_page_of_a_flooded_article_stays_small(api: Api) {
     let article_id: u64 = id.parse().unwrap();
     // 1,000 roots of 2,000 characters (4.5 MB as one answer): a page holds 50 of them.
     let base = 1u64 << 50;
-    flood(&api, article_id, base, 1000, None).await;
+    flood(&api, article_id, base, 1000).await;
     let page = api.call("GET", &tree_path(&id, ""), None, None).await;
     assert_eq!(assert_ok(&page).as_array().unwrap().len(), 50);
     assert_eq!(page.headers["x-total-count"], "1000");
@@ -176,9 +186,8 @@ pub async fn a_page_of_a_flooded_article_stays_small(api: Api) {
     let other_id: u64 = other.parse().unwrap();
     let discussed = posted(&api, &alice, &other, None, "a real discussion").await;
     let answer = posted(&api, &bob, &other, Some(&discussed), "an answer").await;
-    let flooded = base + 5000;
-    flood(&api, other_id, flooded, 1, None).await;
-    flood(&api, other_id, flooded + 1, 1000, Some(flooded)).await;
+    let flooded_root = base + 5000;
+    flood_thread(&api, other_id, flooded_root, 1000).await;
     let page = api.call("GET", &tree_path(&other, ""), None, None).await;
     let roots = assert_ok(&page).as_array().unwrap();
     assert_eq!(roots.len(), 2);
@@ -187,6 +196,40 @@ pub async fn a_page_of_a_flooded_article_stays_small(api: Api) {
     let kept = thread_size(&roots[1]);
     assert!((100..1001).contains(&kept), "the flooded thread keeps {kept} comments");
     let replies = roots[1]["children"].as_array().unwrap();
-    let first_reply = (flooded + 1).to_string();
+    let first_reply = (flooded_root + 1).to_string();
     assert_eq!(replies[0]["id"], json!(first_reply), "its oldest replies first");
+}
+
+/// Comments a page of the tree reads at most, beside the root entries and the article's head.
+const READ_BUDGET: u64 = 1000;
+
+pub async fn a_page_reads_at_most_a_thousand_comments_however_long_its_threads(api: Api) {
+    let admin = api.admin_token().await;
+    let id = article(&api, &admin).await;
+    let article_id: u64 = id.parse().unwrap();
+    // Three threads of 1,500 replies each: 4,503 comments, 9 MB.
+    let base = 1u64 << 51;
+    let roots = [base, base + 2000, base + 4000];
+    for root in roots {
+        flood_thread(&api, article_id, root, 1500).await;
+    }
+    for (query, shown) in [("", &roots[..]), ("&page=2&size=1", &roots[1..2])] {
+        let path = tree_path(&id, query);
+        let (page, calls) = api.calls_of_read(|| api.call("GET", &path, None, None)).await;
+        assert!(calls.items_read <= READ_BUDGET + roots.len() as u64 + 1, "{query}: {calls:?}");
+        assert_eq!(page.headers["x-total-count"], "3");
+        let threads = assert_ok(&page).as_array().unwrap();
+        let expected: Vec<String> = shown.iter().map(u64::to_string).collect();
+        assert_eq!(ids(&page), expected, "{query}");
+        for thread in threads {
+            let root: u64 = thread["id"].as_str().unwrap().parse().unwrap();
+            let replies = thread["children"].as_array().unwrap();
+            // A third of 1 MiB of replies of about 4 kB each, or more.
+            assert!(replies.len() >= 50, "{query}: {} replies kept", replies.len());
+            let kept: Vec<u64> =
+                replies.iter().map(|r| r["id"].as_str().unwrap().parse().unwrap()).collect();
+            let oldest: Vec<u64> = (root + 1..=root + kept.len() as u64).collect();
+            assert_eq!(kept, oldest, "{query}: each thread keeps its oldest replies");
+        }
+    }
 }

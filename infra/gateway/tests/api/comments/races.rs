@@ -51,7 +51,7 @@ pub async fn parallel_replies_keep_reply_count_exact(api: Api) {
     assert_eq!(head_counter(&api, &id, "commentCount").await, 21);
 }
 
-pub async fn the_tree_is_one_query_and_a_comment_three_round_trips(api: Api) {
+pub async fn the_first_page_of_the_tree_is_one_round_trip_and_a_comment_three(api: Api) {
     let admin = api.admin_token().await;
     let id = article(&api, &admin).await;
     let tokens = users(&api).await;
@@ -65,11 +65,17 @@ pub async fn the_tree_is_one_query_and_a_comment_three_round_trips(api: Api) {
     let path = format!("/api/v1/comments/tree?targetType=ARTICLE&targetId={id}");
     let (reply, calls) = api.calls_of_read(|| api.call("GET", &path, None, None)).await;
     assert_eq!(assert_ok(&reply).as_array().unwrap().len(), 4);
+    // The threads' entries, the first threads and the article's head, together.
     assert_eq!(
         (calls.query, calls.get, calls.total(), calls.round_trips),
-        (1, 1, 2, 1),
+        (2, 1, 3, 1),
         "{calls:?}"
     );
+    // A later page reads the entries, then its threads.
+    let second = format!("{path}&page=2&size=2");
+    let (reply, calls) = api.calls_of_read(|| api.call("GET", &second, None, None)).await;
+    assert_eq!(assert_ok(&reply).as_array().unwrap().len(), 2);
+    assert_eq!((calls.query, calls.get, calls.round_trips), (2, 1, 2), "{calls:?}");
     // The writer's account status is cached by the posts above: the article, the parent and
     // the rate window are read together, then the id, then the transaction.
     let (reply, calls) =

@@ -39,9 +39,10 @@ pub async fn rewrite(table: &dyn Table, items: &[Item]) {
                 }
             }
             ("ARTICLE", _) => continue,
-            ("COMMENTS", _) => {
+            ("COMMENTS", sort) if sort.starts_with("C#") => {
                 move_keys(&mut item, "gsi1");
-                let id = key.sk.trim_start_matches("C#").trim_start_matches('0').to_string();
+                let own = sort.rsplit('#').next().unwrap_or_default();
+                let id = own.trim_start_matches('0').to_string();
                 let locator = find(&format!("COMMENT#{id}"), "COMMENT").expect("locator");
                 item.insert("gsi2pk".into(), s(text(&locator, "gsi3pk").expect("author")));
                 item.insert("gsi2sk".into(), s(text(&locator, "gsi3sk").expect("order")));
