@@ -1,7 +1,7 @@
 //! Reading one page of an article's tree with a bounded read: the root entries say which
 //! roots the caller sees and how many (one Query of small items), then the page's threads are
-//! read, at most [`READ_BUDGET`] comments in all (docs/data-model.md, "The tree of an
-//! article").
+//! read, at most [`READ_BUDGET`] comments and about [`READ_BYTES`] in all (docs/data-model.md,
+//! "The tree of an article").
 //!
 //! The threads of a page are one key range: one Query reads them when they are small. When
 //! they are not, every thread not yet read whole gets an equal share of what is left of the
@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use futures::future::try_join_all;
 
 use crate::{
-    ports::table::{Index, Item, Query, SortKey, Table, TableError},
+    ports::table::{AttributeValue, Index, Item, Query, SortKey, Table, TableError},
     records::{self, query_all},
 };
 
@@ -28,9 +28,31 @@ use super::{
 
 /// Comments a page reads at most, its threads together.
 pub const READ_BUDGET: usize = 1000;
+/// Bytes of comments a page reads at most (about; twice what its answer may hold of them).
+pub const READ_BYTES: usize = 2 << 20;
 
-/// The comments of a page's threads read before they are read one by one.
-const FIRST_READ: usize = READ_BUDGET / 2;
+/// What a read may take.
+#[derive(Clone, Copy, Debug)]
+struct Budget {
+    items: usize,
+    bytes: usize,
+}
+
+/// What the first read of a page's threads may take, before they are read one by one.
+const FIRST_READ: Budget = Budget { items: READ_BUDGET / 2, bytes: READ_BYTES / 2 };
+
+/// The size of a comment's item as its answer and its read units grow with it (about).
+fn approximate_size(item: &Item) -> usize {
+    item.iter()
+        .map(|(name, value)| {
+            name.len()
+                + match value {
+                    AttributeValue::S(text) => text.len(),
+                    _ => 8,
+                }
+        })
+        .sum()
+}
 
 /// A page of the roots `viewer` sees: their number and the page's roots with what was read of
 /// their threads (every comment of them, bar what the budget cut).
@@ -55,7 +77,8 @@ pub async fn read_page(
             .sort(SortKey::BeginsWith(keys::COMMENT_PREFIX.into()));
         let (roots, early) = futures::try_join!(
             listed_roots(table, article_id, viewer),
-            read_up_to(table, start, FIRST_READ)
+            // As many comments as twice its roots (whole threads of one reply each), at most.
+            read_up_to(table, start, Budget { items: 2 * page.size as usize, ..FIRST_READ })
         )?;
         (roots, Some(early))
     } else {
@@ -110,17 +133,22 @@ async fn listed_roots(
         .collect())
 }
 
-/// Items of `query`, following its pages, until `max` are read or none is left; where it
-/// stopped, when it did before the end.
+/// Items of `query`, following its pages, until `budget` is spent or none is left; where it
+/// stopped, when it did before the end. Each call asks for as many items as the bytes left
+/// hold at the size seen so far.
 async fn read_up_to(
     table: &dyn Table,
     mut query: Query,
-    max: usize,
+    budget: Budget,
 ) -> Result<(Vec<Item>, Option<Item>), TableError> {
-    let mut items = Vec::new();
-    while items.len() < max {
-        query.limit = Some(u32::try_from(max - items.len()).unwrap_or(u32::MAX));
+    let (mut items, mut bytes) = (Vec::new(), 0);
+    while items.len() < budget.items && bytes < budget.bytes {
+        let seen = if items.is_empty() { 1000 } else { bytes / items.len() };
+        let fit = ((budget.bytes - bytes) / seen.max(1)).max(1);
+        let wanted = (budget.items - items.len()).min(fit);
+        query.limit = Some(u32::try_from(wanted).unwrap_or(u32::MAX));
         let page = table.query(query.clone()).await?;
+        bytes += page.items.iter().map(approximate_size).sum::<usize>();
         items.extend(page.items);
         match page.next {
             Some(next) => query.start_after = Some(next),
@@ -162,23 +190,31 @@ async fn read_threads(
             read_up_to(table, range, FIRST_READ).await?
         }
     };
-    let mut comments: Vec<StoredComment> =
-        items.into_iter().map(records::from_item).collect::<Result<_, _>>()?;
-    let Some(next) = next else { return Ok(comments) };
+    let Some(next) = next else {
+        return items.into_iter().map(records::from_item).collect();
+    };
     // The range stopped inside the thread of its last comment: that thread goes on where it
     // stopped, the threads after it are read from their start.
-    let cut_at = comments.last().map_or(first, |c| c.root_id);
+    let cut_at = match items.last() {
+        Some(last) => records::from_item::<StoredComment>(last.clone())?.root_id,
+        None => first,
+    };
     let mut open: Vec<Partial> = roots
         .iter()
         .filter(|root| **root >= cut_at)
         .map(|root| Partial { root: *root, next: (*root == cut_at).then(|| next.clone()) })
         .collect();
-    let mut left = READ_BUDGET - comments.len();
+    let mut left = Budget {
+        items: READ_BUDGET.saturating_sub(items.len()),
+        bytes: READ_BYTES.saturating_sub(items.iter().map(approximate_size).sum()),
+    };
+    let mut comments: Vec<StoredComment> =
+        items.into_iter().map(records::from_item).collect::<Result<_, _>>()?;
     for _ in 0..2 {
-        if open.is_empty() || left < open.len() {
+        if open.is_empty() || left.items < open.len() || left.bytes == 0 {
             break;
         }
-        let share = left / open.len();
+        let share = Budget { items: left.items / open.len(), bytes: left.bytes / open.len() };
         let reads = try_join_all(open.iter().map(|thread| {
             let query = thread_query(article_id, thread.root, thread.next.clone());
             read_up_to(table, query, share)
@@ -186,7 +222,9 @@ async fn read_threads(
         .await?;
         let mut still_open = Vec::new();
         for (thread, (items, next)) in open.into_iter().zip(reads) {
-            left -= items.len();
+            left.items = left.items.saturating_sub(items.len());
+            let bytes: usize = items.iter().map(approximate_size).sum();
+            left.bytes = left.bytes.saturating_sub(bytes);
             for item in items {
                 comments.push(records::from_item(item)?);
             }
