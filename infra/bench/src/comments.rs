@@ -6,10 +6,7 @@
 
 use anyhow::Result;
 use axum::http::Method;
-use blog_shared::comments::{
-    model::{CommentStatus, StoredComment},
-    relayout,
-};
+use blog_shared::comments::{model::StoredComment, relayout};
 use futures::{stream, StreamExt, TryStreamExt};
 use serde_json::json;
 
@@ -73,34 +70,6 @@ async fn comment(
 const FLOOD_ROOTS: u64 = 2000;
 const FLOOD_REPLIES: u64 = 1500;
 
-/// An APPROVED comment of 2,000 characters (3,000 bytes with its HTML).
-fn long_comment(article: u64, id: u64, parent: Option<u64>) -> StoredComment {
-    let text = "Buy now! ".repeat(222) + "xx";
-    StoredComment {
-        id,
-        article_id: article,
-        parent_id: parent,
-        root_id: parent.unwrap_or(id),
-        depth: u8::from(parent.is_some()),
-        user_id: 1,
-        user_name: "flooder".into(),
-        user_avatar: String::new(),
-        user_renamed_at: 0,
-        reply_to_user_id: parent.map(|_| 1),
-        reply_to_user_name: parent.map(|_| "flooder".into()),
-        reply_to_renamed_at: 0,
-        content_html: format!("<p>{text}</p>\n"),
-        content: text,
-        status: CommentStatus::Approved,
-        like_count: 0,
-        reply_count: 0,
-        is_edited: false,
-        thread_rev: 0,
-        create_time: "2026-01-01T00:00:00".into(),
-        update_time: "2026-01-01T00:00:00".into(),
-    }
-}
-
 /// Puts `comments` into the table with their threads' entries.
 async fn put_all(harness: &Harness, comments: &[StoredComment]) -> Result<()> {
     let items = relayout::stored_items(comments)?;
@@ -121,13 +90,14 @@ async fn measure_floods(
 ) -> Result<Vec<Measurement>> {
     let base = 1u64 << 52;
     let roots: Vec<StoredComment> =
-        (base..base + FLOOD_ROOTS).map(|id| long_comment(flooded, id, None)).collect();
+        (base..base + FLOOD_ROOTS).map(|id| relayout::flood_comment(flooded, id, None)).collect();
     put_all(harness, &roots).await?;
     let mut threads = Vec::new();
     for root in [base + 10_000, base + 12_000, base + 14_000] {
-        threads.push(long_comment(threaded, root, None));
+        threads.push(relayout::flood_comment(threaded, root, None));
         threads.extend(
-            (root + 1..=root + FLOOD_REPLIES).map(|id| long_comment(threaded, id, Some(root))),
+            (root + 1..=root + FLOOD_REPLIES)
+                .map(|id| relayout::flood_comment(threaded, id, Some(root))),
         );
     }
     put_all(harness, &threads).await?;

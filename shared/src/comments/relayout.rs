@@ -208,3 +208,34 @@ pub fn stored_items(comments: &[StoredComment]) -> Result<Vec<Item>, TableError>
     }
     Ok(items)
 }
+
+/// An APPROVED comment of 2,000 characters by user 1 (`flooder`), under `parent` (a root) when
+/// given: the flood that tests and benches write with [`stored_items`], which no client could
+/// write past the rate limits.
+#[cfg(any(test, feature = "test-support"))]
+pub fn flood_comment(article_id: u64, id: u64, parent: Option<u64>) -> StoredComment {
+    let text = "Buy now! ".repeat(222) + "xx";
+    StoredComment {
+        id,
+        article_id,
+        parent_id: parent,
+        root_id: parent.unwrap_or(id),
+        depth: u8::from(parent.is_some()),
+        user_id: 1,
+        user_name: "flooder".into(),
+        user_avatar: String::new(),
+        user_renamed_at: 0,
+        reply_to_user_id: parent.map(|_| 1),
+        reply_to_user_name: parent.map(|_| "flooder".into()),
+        reply_to_renamed_at: 0,
+        content_html: format!("<p>{text}</p>\n"),
+        content: text,
+        status: super::model::CommentStatus::Approved,
+        like_count: 0,
+        reply_count: 0,
+        is_edited: false,
+        thread_rev: 0,
+        create_time: "2026-01-01T00:00:00".into(),
+        update_time: "2026-01-01T00:00:00".into(),
+    }
+}

@@ -7,27 +7,15 @@ use super::{
 
 fn comment(id: u64, parent: Option<u64>, user: u64, status: CommentStatus) -> StoredComment {
     StoredComment {
-        id,
-        article_id: 1,
-        parent_id: parent,
         root_id: parent.map_or(id, |_| 1),
-        depth: u8::from(parent.is_some()),
         user_id: user,
         user_name: format!("u{user}"),
-        user_avatar: String::new(),
-        user_renamed_at: 0,
         reply_to_user_id: None,
         reply_to_user_name: None,
-        reply_to_renamed_at: 0,
         content: format!("c{id}"),
         content_html: format!("<p>c{id}</p>"),
         status,
-        like_count: 0,
-        reply_count: 0,
-        is_edited: false,
-        thread_rev: 0,
-        create_time: "2026-01-01T00:00:00".into(),
-        update_time: "2026-01-01T00:00:00".into(),
+        ..super::relayout::flood_comment(1, id, parent)
     }
 }
 

@@ -1,10 +1,7 @@
 //! The tree paged by roots: `page`, `size`, `X-Total-Count`, `Link`, and a bounded answer
 //! whatever the number of comments.
 
-use blog_shared::comments::{
-    model::{CommentStatus, StoredComment},
-    relayout,
-};
+use blog_shared::comments::{model::StoredComment, relayout};
 use futures::{stream, StreamExt};
 use serde_json::{json, Value};
 
@@ -104,35 +101,6 @@ pub async fn a_client_that_sends_no_page_gets_the_first_fifty_threads(api: Api) 
     assert_eq!(ids(&api.call("GET", &next, None, None).await), roots[50..]);
 }
 
-/// An APPROVED comment of 2,000 characters on `article`, under `parent` (a root) when given.
-fn flooded(article: u64, id: u64, parent: Option<u64>) -> StoredComment {
-    let text = "Buy now! ".repeat(222) + "xx";
-    assert_eq!(text.chars().count(), 2000);
-    StoredComment {
-        id,
-        article_id: article,
-        parent_id: parent,
-        root_id: parent.unwrap_or(id),
-        depth: u8::from(parent.is_some()),
-        user_id: 1,
-        user_name: "flooder".into(),
-        user_avatar: String::new(),
-        user_renamed_at: 0,
-        reply_to_user_id: parent.map(|_| 1),
-        reply_to_user_name: parent.map(|_| "flooder".into()),
-        reply_to_renamed_at: 0,
-        content_html: format!("<p>{text}</p>\n"),
-        content: text,
-        status: CommentStatus::Approved,
-        like_count: 0,
-        reply_count: 0,
-        is_edited: false,
-        thread_rev: 0,
-        create_time: "2026-01-01T00:00:00".into(),
-        update_time: "2026-01-01T00:00:00".into(),
-    }
-}
-
 /// Puts `comments` straight into the table as the present layout stores them (with their
 /// threads' entries).
 async fn put_comments(api: &Api, comments: &[StoredComment]) {
@@ -145,14 +113,16 @@ async fn put_comments(api: &Api, comments: &[StoredComment]) {
 /// Puts `count` roots on `article`, ids from `first`.
 async fn flood(api: &Api, article: u64, first: u64, count: u64) {
     let roots: Vec<StoredComment> =
-        (first..first + count).map(|id| flooded(article, id, None)).collect();
+        (first..first + count).map(|id| relayout::flood_comment(article, id, None)).collect();
     put_comments(api, &roots).await;
 }
 
 /// Puts a root `root` with `replies` replies on `article`.
 async fn flood_thread(api: &Api, article: u64, root: u64, replies: u64) {
-    let mut thread = vec![flooded(article, root, None)];
-    thread.extend((root + 1..=root + replies).map(|id| flooded(article, id, Some(root))));
+    let mut thread = vec![relayout::flood_comment(article, root, None)];
+    thread.extend(
+        (root + 1..=root + replies).map(|id| relayout::flood_comment(article, id, Some(root))),
+    );
     put_comments(api, &thread).await;
 }
 
