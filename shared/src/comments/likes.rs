@@ -14,7 +14,7 @@ use crate::{
         extract::PathId,
         Failure,
     },
-    ports::table::{s, Condition, Key, TableError, Update, Write},
+    ports::table::{refused_by, s, Condition, Key, TableError, Transaction, Update, Write},
     records,
     users::principal::{Authenticated, Principal},
 };
@@ -43,11 +43,12 @@ fn like_item(key: &Key) -> Write {
 
 /// The like's write and the target's counter write: the like's condition failing means the
 /// state asked for already holds (done); the target's failing, that it changed (read again).
-async fn apply(ctx: &AppContext, writes: Vec<Write>) -> Result<Option<()>, CommentError> {
-    match ctx.table.transact(writes).await {
+async fn apply(ctx: &AppContext, like: Write, target: Write) -> Result<Option<()>, CommentError> {
+    let writes = Transaction::new().with("like", like).with("target", target);
+    match writes.commit(ctx.table.as_ref()).await {
         Ok(()) => Ok(Some(())),
-        Err(TableError::TransactionCancelled { failed }) if failed.contains(&0) => Ok(Some(())),
-        Err(TableError::TransactionCancelled { .. }) => Ok(None),
+        Err(error) if refused_by(&error, "like") => Ok(Some(())),
+        Err(TableError::Refused { .. }) => Ok(None),
         Err(other) => Err(other.into()),
     }
 }
@@ -77,18 +78,18 @@ async fn like_comment(
     for _ in 0..ATTEMPTS {
         let comment = likable(ctx, caller, id).await?;
         let key = comment.key();
-        let writes = if on {
+        let (like, target) = if on {
             let condition = Condition::equals("status", s(comment.status.name()));
             let update = Update::new().add(LIKE_COUNT, 1);
-            vec![like_item(&like), Write::Update { key, update, condition: Some(condition) }]
+            (like_item(&like), Write::Update { key, update, condition: Some(condition) })
         } else {
             let update = Update::new().add(LIKE_COUNT, -1);
-            vec![
+            (
                 Write::Delete { key: like.clone(), condition: Some(Condition::Exists) },
                 Write::Update { key, update, condition: Some(Condition::Exists) },
-            ]
+            )
         };
-        if apply(ctx, writes).await?.is_some() {
+        if apply(ctx, like, target).await?.is_some() {
             return Ok(());
         }
     }
@@ -106,18 +107,15 @@ async fn like_article(
         let article = articles::reaction_target(ctx.table.as_ref(), id)
             .await?
             .ok_or(CommentError::ArticleNotFound)?;
-        let writes = if on {
-            vec![
-                like_item(&like),
-                articles::counter_while(&article, articles::LIKE_COUNT, 1, false),
-            ]
+        let (like, target) = if on {
+            (like_item(&like), articles::counter_while(&article, articles::LIKE_COUNT, 1, false))
         } else {
-            vec![
+            (
                 Write::Delete { key: like.clone(), condition: Some(Condition::Exists) },
                 articles::counter_add(id, articles::LIKE_COUNT, -1),
-            ]
+            )
         };
-        if apply(ctx, writes).await?.is_some() {
+        if apply(ctx, like, target).await?.is_some() {
             return Ok(());
         }
     }

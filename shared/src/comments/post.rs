@@ -16,7 +16,7 @@ use crate::{
         Failure,
     },
     ids::{next_id, IdKind},
-    ports::table::{s, Condition, Table, TableError, Update, Write},
+    ports::table::{refused_by, s, Condition, Table, TableError, Transaction, Update, Write},
     users::{
         principal::{Authenticated, Principal},
         repo as accounts,
@@ -235,34 +235,51 @@ async fn post(
             update_time: time,
         };
         let counted = i64::from(status == CommentStatus::Approved);
-        let mut writes = vec![
-            Write::Put { item: repo::item_of(&comment)?, condition: Some(Condition::NotExists) },
-            Write::Put {
-                item: repo::locator_item(&comment),
-                condition: Some(Condition::NotExists),
-            },
-            reads.window.write(),
-            articles::counter_while(&article, articles::COMMENT_COUNT, counted, true),
-        ];
+        let comment_put = Condition::NotExists;
+        let mut writes = Transaction::new()
+            .with(
+                "comment",
+                Write::Put { item: repo::item_of(&comment)?, condition: Some(comment_put) },
+            )
+            .with(
+                "locator",
+                Write::Put {
+                    item: repo::locator_item(&comment),
+                    condition: Some(Condition::NotExists),
+                },
+            )
+            .with("rate window", reads.window.write())
+            .with(
+                "article",
+                articles::counter_while(&article, articles::COMMENT_COUNT, counted, true),
+            );
         match &parent {
             Some(parent) => {
-                writes.extend(thread_writes(parent, &above, counted));
-                writes.extend(roots::moved(article_id, comment.root_id, counted, 1, None));
+                writes.extend("thread", thread_writes(parent, &above, counted));
+                writes.extend(
+                    "thread entry",
+                    roots::moved(article_id, comment.root_id, counted, 1, None),
+                );
             }
-            None => writes.push(Write::Put {
-                item: RootEntry::of_new_root(&comment).item(article_id),
-                condition: Some(Condition::NotExists),
-            }),
+            None => writes.push(
+                "thread entry",
+                Write::Put {
+                    item: RootEntry::of_new_root(&comment).item(article_id),
+                    condition: Some(Condition::NotExists),
+                },
+            ),
         }
-        match table.transact(writes).await {
+        match writes.commit(table).await {
             Ok(()) => {
                 tracing::info!(comment_id, article_id, user_id = caller.id, "comment posted");
                 return Ok(comment.view());
             }
-            // Someone else's change landed between the reads and the write: read again.
-            Err(TableError::TransactionCancelled { failed }) if !failed.iter().any(|i| *i < 2) => {
-                continue
+            // The comment's own id was taken: not a race to retry.
+            Err(error) if refused_by(&error, "comment") || refused_by(&error, "locator") => {
+                return Err(error.into())
             }
+            // Someone else's change landed between the reads and the write: read again.
+            Err(TableError::Refused { .. }) => continue,
             Err(other) => return Err(other.into()),
         }
     }

@@ -15,7 +15,9 @@ use crate::{
         Failure,
     },
     ids::{next_id, IdKind},
-    ports::table::{n, s, Condition, Index, Query, TableError, Update, Write},
+    ports::table::{
+        n, refused_by, s, Condition, Index, Query, TableError, Transaction, Update, Write,
+    },
     records::{self, query_all},
     users::principal::{AdminOnly, Authenticated},
 };
@@ -217,18 +219,18 @@ pub async fn report(
         };
         let mut marker = records::key_item(&marker_key);
         marker.insert("reportId".into(), n(report.id as i64));
-        let writes = vec![
-            Write::Put { item: marker, condition: Some(Condition::NotExists) },
-            Write::Put { item: report.item()?, condition: Some(Condition::NotExists) },
-            window.write(),
-        ];
-        match table.transact(writes).await {
+        let writes = Transaction::new()
+            .with("open report", Write::Put { item: marker, condition: Some(Condition::NotExists) })
+            .with(
+                "report",
+                Write::Put { item: report.item()?, condition: Some(Condition::NotExists) },
+            )
+            .with("rate window", window.write());
+        match writes.commit(table).await {
             Ok(()) => return Ok(CommentOk(report.view())),
-            Err(TableError::TransactionCancelled { failed }) if failed.contains(&0) => {
-                return Err(already_open())
-            }
+            Err(error) if refused_by(&error, "open report") => return Err(already_open()),
             // Another report took the rate window's place meanwhile: read it again.
-            Err(TableError::TransactionCancelled { failed }) if failed.contains(&2) => continue,
+            Err(error) if refused_by(&error, "rate window") => continue,
             Err(other) => return Err(other.into()),
         }
     }

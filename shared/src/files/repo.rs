@@ -10,7 +10,9 @@
 use crate::{
     codes::Coded,
     ids::{next_id, IdKind},
-    ports::table::{n, s, AttributeValue, Condition, Item, Key, Table, TableError, Update, Write},
+    ports::table::{
+        n, s, AttributeValue, Condition, Item, Key, Table, TableError, Transaction, Update, Write,
+    },
     records,
 };
 
@@ -59,9 +61,9 @@ pub enum WriteError {
 
 fn changed_on_cancel(error: TableError) -> WriteError {
     match error {
-        TableError::TransactionCancelled { .. } | TableError::ConditionFailed => {
-            WriteError::Changed
-        }
+        TableError::TransactionCancelled { .. }
+        | TableError::Refused { .. }
+        | TableError::ConditionFailed => WriteError::Changed,
         other => WriteError::Table(other),
     }
 }
@@ -156,16 +158,17 @@ pub async fn complete(
             create_time: now.to_string(),
         };
         let counted = update.clone().set("objectMarker", s(&marker_key.pk));
-        let writes = vec![
-            Write::Update { key: key.clone(), update: counted, condition: Some(condition.clone()) },
-            Write::Put {
-                item: records::to_item(&marker, &marker_key)?,
-                condition: Some(Condition::NotExists),
-            },
-        ];
-        match table.transact(writes).await {
+        let record =
+            Write::Update { key: key.clone(), update: counted, condition: Some(condition.clone()) };
+        let marker = Write::Put {
+            item: records::to_item(&marker, &marker_key)?,
+            condition: Some(Condition::NotExists),
+        };
+        let writes = Transaction::new().with("record", record).with("marker", marker);
+        match writes.commit(table).await {
             Ok(()) => return Ok(Completed::Shared),
-            Err(TableError::TransactionCancelled { failed }) if failed == [1] => {}
+            // Another upload holds the marker already, and the record is as read.
+            Err(TableError::Refused { failed }) if failed == ["marker"] => {}
             Err(other) => return Err(changed_on_cancel(other)),
         }
     }

@@ -2,7 +2,7 @@
 //! `attribute_not_exists` in the same transaction as the entity, so two entities never share one.
 
 use crate::{
-    ports::table::{n, Condition, Key, Table, TableError, Write},
+    ports::table::{n, refused_by, Condition, Key, Table, TableError, Transaction, Write},
     records::{key_item, number},
 };
 
@@ -48,20 +48,15 @@ impl SlugMarkers {
     }
 }
 
-/// Runs a transaction whose write at `claim_at` (if any) claims a slug.
-pub async fn commit(
-    table: &dyn Table,
-    writes: Vec<Write>,
-    claim_at: Option<usize>,
-) -> Result<Committed, TableError> {
-    match table.transact(writes).await {
+/// The name of the write that claims a slug in a taxonomy transaction.
+pub const CLAIM: &str = "slug claim";
+
+/// Commits `writes`; a refused [`CLAIM`] is [`Committed::SlugTaken`].
+pub async fn commit(table: &dyn Table, writes: Transaction) -> Result<Committed, TableError> {
+    match writes.commit(table).await {
         Ok(()) => Ok(Committed::Done),
-        Err(TableError::TransactionCancelled { failed })
-            if claim_at.is_some_and(|i| failed.contains(&i)) =>
-        {
-            Ok(Committed::SlugTaken)
-        }
-        Err(TableError::TransactionCancelled { .. }) => Ok(Committed::Refused),
+        Err(error) if refused_by(&error, CLAIM) => Ok(Committed::SlugTaken),
+        Err(TableError::Refused { .. }) => Ok(Committed::Refused),
         Err(other) => Err(other),
     }
 }

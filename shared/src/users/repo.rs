@@ -6,7 +6,10 @@
 
 use crate::{
     ids::{next_id, IdKind},
-    ports::table::{n, s, AttributeValue, Condition, Item, Key, Table, TableError, Write},
+    ports::table::{
+        n, refused_by, s, AttributeValue, Condition, Item, Key, Table, TableError, Transaction,
+        Write,
+    },
     records::{self, key_item},
 };
 
@@ -61,18 +64,6 @@ pub async fn new_id(table: &dyn Table) -> Result<u64, TableError> {
     next_id(table, IdKind::User).await
 }
 
-/// Positions of the writes of [`create`]'s transaction.
-mod created {
-    /// The account.
-    pub const ACCOUNT: usize = 0;
-    /// The user name's marker.
-    pub const USERNAME: usize = 1;
-    /// The e-mail's marker.
-    pub const EMAIL: usize = 2;
-    /// The write that comes with the account, if any.
-    pub const EXTRA: usize = 3;
-}
-
 /// Stores a new account and its markers in one transaction, with `extra` when given (the
 /// registration's count on its address's counter): all or nothing.
 pub async fn create(
@@ -80,33 +71,34 @@ pub async fn create(
     user: &StoredUser,
     extra: Option<Write>,
 ) -> Result<(), StoreError> {
-    let mut writes = vec![
-        Write::Put { item: to_item(user)?, condition: Some(Condition::NotExists) },
-        Write::Put {
-            item: marker(username_key(&user.username), user.id),
-            condition: Some(Condition::NotExists),
-        },
-        Write::Put {
-            item: marker(email_key(&user.email), user.id),
-            condition: Some(Condition::NotExists),
-        },
-    ];
-    debug_assert_eq!(writes.len(), created::EXTRA);
-    writes.extend(extra);
-    match table.transact(writes).await {
+    let mut writes = Transaction::new()
+        .with("account", Write::Put { item: to_item(user)?, condition: Some(Condition::NotExists) })
+        .with(
+            "user name",
+            Write::Put {
+                item: marker(username_key(&user.username), user.id),
+                condition: Some(Condition::NotExists),
+            },
+        )
+        .with(
+            "e-mail",
+            Write::Put {
+                item: marker(email_key(&user.email), user.id),
+                condition: Some(Condition::NotExists),
+            },
+        );
+    writes.extend("extra", extra);
+    match writes.commit(table).await {
         Ok(()) => Ok(()),
-        Err(TableError::TransactionCancelled { failed }) => {
-            Err(if failed.contains(&created::USERNAME) {
-                StoreError::UsernameTaken
-            } else if failed.contains(&created::EMAIL) {
-                StoreError::EmailTaken
-            } else if failed.contains(&created::EXTRA) {
-                StoreError::ExtraRefused
-            } else {
-                debug_assert_eq!(failed, [created::ACCOUNT]);
-                StoreError::Concurrent
-            })
-        }
+        Err(error @ TableError::Refused { .. }) => Err(if refused_by(&error, "user name") {
+            StoreError::UsernameTaken
+        } else if refused_by(&error, "e-mail") {
+            StoreError::EmailTaken
+        } else if refused_by(&error, "extra") {
+            StoreError::ExtraRefused
+        } else {
+            StoreError::Concurrent
+        }),
         Err(other) => Err(other.into()),
     }
 }
@@ -151,25 +143,32 @@ pub async fn replace(
         Condition::equals("updateTime", s(&before.update_time)),
         Condition::equals("email", s(&before.email)),
     ]);
-    let mut writes = vec![Write::Put { item: to_item(after)?, condition: Some(unchanged) }];
-    let email_moved = before.email.to_lowercase() != after.email.to_lowercase();
-    if email_moved {
-        writes.push(Write::Put {
-            item: marker(email_key(&after.email), after.id),
-            condition: Some(Condition::NotExists),
-        });
-        writes.push(Write::Delete {
-            key: email_key(&before.email),
-            condition: Some(Condition::equals("userId", n(before.id as i64))),
-        });
+    let mut writes = Transaction::new()
+        .with("account", Write::Put { item: to_item(after)?, condition: Some(unchanged) });
+    if before.email.to_lowercase() != after.email.to_lowercase() {
+        writes.push(
+            "new e-mail",
+            Write::Put {
+                item: marker(email_key(&after.email), after.id),
+                condition: Some(Condition::NotExists),
+            },
+        );
+        writes.push(
+            "old e-mail",
+            Write::Delete {
+                key: email_key(&before.email),
+                condition: Some(Condition::equals("userId", n(before.id as i64))),
+            },
+        );
     }
-    writes.extend(extra);
-    match table.transact(writes).await {
+    writes.extend("extra", extra);
+    match writes.commit(table).await {
         Ok(()) => Ok(()),
-        Err(TableError::TransactionCancelled { failed }) if email_moved && failed == [1] => {
+        // Taken by another account, while this one was as read.
+        Err(TableError::Refused { failed }) if failed == ["new e-mail"] => {
             Err(StoreError::EmailTaken)
         }
-        Err(TableError::TransactionCancelled { .. }) => Err(StoreError::Concurrent),
+        Err(TableError::Refused { .. }) => Err(StoreError::Concurrent),
         Err(other) => Err(other.into()),
     }
 }

@@ -9,8 +9,8 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use blog_shared::ports::table::{
-    n, now_epoch_seconds, s, AttributeValue, Condition, Index, Item, Key, Query, Scan, SortKey,
-    Table, TableError, Update, Write, TTL,
+    n, now_epoch_seconds, refused_by, s, AttributeValue, Condition, Index, Item, Key, Query, Scan,
+    SortKey, Table, TableError, Transaction, Update, Write, TTL,
 };
 
 macro_rules! contract {
@@ -65,6 +65,7 @@ contract!(
     a_transaction_applies_mixed_writes_together,
     a_transaction_with_a_failing_condition_applies_nothing,
     a_cancelled_transaction_reports_every_failing_write,
+    a_refused_named_transaction_says_which_writes_failed_by_name,
     a_transaction_may_not_touch_one_key_twice,
     concurrent_transactions_claiming_one_marker_let_exactly_one_win,
     get_many_returns_only_present_unexpired_items,
@@ -718,6 +719,36 @@ async fn a_transaction_with_a_failing_condition_applies_nothing(table: Arc<dyn T
     );
     let after = table.query(Query::partition(Index::Primary, "P")).await.unwrap();
     assert_eq!(after, before);
+}
+
+async fn a_refused_named_transaction_says_which_writes_failed_by_name(table: Arc<dyn Table>) {
+    put_all(&table, [item("P", "taken", &[]), item("P", "v1", &[("version", n(1))])]).await;
+    let refused = Transaction::new()
+        .with(
+            "claim",
+            Write::Put { item: item("P", "taken", &[]), condition: Some(Condition::NotExists) },
+        )
+        .with(
+            "fresh",
+            Write::Put { item: item("P", "free", &[]), condition: Some(Condition::NotExists) },
+        )
+        .with(
+            "stale",
+            Write::Update {
+                key: key("P", "v1"),
+                update: Update::new().set("version", n(3)),
+                condition: Some(Condition::equals("version", n(2))),
+            },
+        )
+        .commit(table.as_ref())
+        .await
+        .expect_err("refused");
+    assert!(
+        matches!(&refused, TableError::Refused { failed } if failed == &["claim", "stale"]),
+        "{refused:?}"
+    );
+    assert!(refused_by(&refused, "claim") && !refused_by(&refused, "fresh"));
+    assert_eq!(table.get(&key("P", "free")).await.unwrap(), None, "nothing applied");
 }
 
 async fn a_cancelled_transaction_reports_every_failing_write(table: Arc<dyn Table>) {

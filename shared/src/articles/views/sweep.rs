@@ -4,7 +4,10 @@
 use futures::{future::try_join_all, stream, StreamExt};
 
 use crate::{
-    ports::table::{Condition, Index, Item, Key, Query, Table, TableError, Update, Write},
+    ports::table::{
+        refused_by, Condition, Index, Item, Key, Query, Table, TableError, Transaction, Update,
+        Write,
+    },
     records::{number, query_all},
 };
 
@@ -12,11 +15,6 @@ use super::{super::keys, shard, SHARDS, VIEWS};
 
 /// Pending views moved at once by the sweep.
 const CONCURRENCY: usize = 8;
-
-/// Position of the head's write in a move's transaction.
-const HEAD: usize = 0;
-/// Position of the pending item's write in a move's transaction.
-const PENDING: usize = 1;
 
 /// Moves every pending view to its article's head: one Query per shard (together), then per
 /// article one transaction of the head's `viewCount` ADD n (on condition it is PUBLISHED or
@@ -70,12 +68,10 @@ async fn move_views(table: &dyn Table, item: Item) -> Result<u64, TableError> {
         update: Update::new().add(VIEWS, -views),
         condition: Some(still),
     };
-    let mut writes = Vec::with_capacity(2);
-    writes.insert(HEAD, to_head);
-    writes.insert(PENDING, from_pending);
-    match table.transact(writes).await {
+    let writes = Transaction::new().with("head", to_head).with("pending", from_pending);
+    match writes.commit(table).await {
         Ok(()) => Ok(views.max(0) as u64),
-        Err(TableError::TransactionCancelled { failed }) if failed.contains(&HEAD) => {
+        Err(error) if refused_by(&error, "head") => {
             // No such article, or a draft: its pending views go.
             let condition = Some(Condition::equals(VIEWS, crate::ports::table::n(views)));
             match table.delete(&key, condition).await {
@@ -84,7 +80,7 @@ async fn move_views(table: &dyn Table, item: Item) -> Result<u64, TableError> {
             }
         }
         // Another sweep moved them meanwhile: the next one moves what is left.
-        Err(TableError::TransactionCancelled { .. }) => Ok(0),
+        Err(TableError::Refused { .. }) => Ok(0),
         Err(other) => Err(other),
     }
 }

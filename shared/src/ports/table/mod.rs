@@ -25,6 +25,8 @@ pub mod dynamodb;
 #[cfg(feature = "embedded")]
 pub mod embedded;
 pub mod metered;
+mod transaction;
+pub use transaction::{refused_by, Transaction};
 
 /// Partition key attribute.
 pub const PK: &str = "pk";
@@ -293,9 +295,13 @@ pub enum TableError {
     #[error("condition failed")]
     ConditionFailed,
     /// A transaction was refused; `failed` lists the positions of the writes whose condition
-    /// did not hold.
+    /// did not hold (what adapters report; callers commit a [`Transaction`] and read
+    /// [`TableError::Refused`]).
     #[error("transaction cancelled: conditions failed at {failed:?}")]
     TransactionCancelled { failed: Vec<usize> },
+    /// A [`Transaction`] was refused: the names of the writes whose condition did not hold.
+    #[error("transaction refused: conditions failed on {failed:?}")]
+    Refused { failed: Vec<&'static str> },
     /// The request was malformed (programming error: a missing key, a bad item).
     #[error("invalid table request: {0}")]
     Invalid(String),

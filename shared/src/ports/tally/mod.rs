@@ -32,7 +32,8 @@ use async_trait::async_trait;
 use futures::{stream, StreamExt};
 
 use super::table::{
-    n, now_epoch_seconds, s, Condition, Item, Key, Table, TableError, Update, Write, PK, SK, TTL,
+    n, now_epoch_seconds, refused_by, s, Condition, Item, Key, Table, TableError, Transaction,
+    Update, Write, PK, SK, TTL,
 };
 
 pub use seen::Seen;
@@ -87,47 +88,27 @@ pub trait Tally: Send + Sync + 'static {
     }
 }
 
-/// The writes of an addition's transaction, by role.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Role {
-    /// The check of [`Once::guard`].
-    Guard,
-    /// The Put of [`Once::marker`].
-    Marker,
-    /// The ADD.
-    Addition,
-}
-
 /// Commits the addition `once` as one transaction, its marker lasting from `now`: the guard's
 /// check, the marker's Put (on condition that none lasts) and the ADD; all or nothing.
 pub async fn commit(table: &dyn Table, once: &Once, now: i64) -> Result<Outcome, TableError> {
-    let mut writes = Vec::with_capacity(3);
-    let mut roles = Vec::with_capacity(3);
+    let mut writes = Transaction::new();
     if let Some((key, condition)) = &once.guard {
-        writes.push(Write::Check { key: key.clone(), condition: condition.clone() });
-        roles.push(Role::Guard);
+        writes.push("guard", Write::Check { key: key.clone(), condition: condition.clone() });
     }
     let mut marker = Item::default();
     marker.insert(PK.into(), s(&once.marker.pk));
     marker.insert(SK.into(), s(&once.marker.sk));
     marker.insert(TTL.into(), n(now + once.lasts_secs));
-    writes.push(Write::Put { item: marker, condition: Some(Condition::NotExists) });
-    roles.push(Role::Marker);
+    writes.push("marker", Write::Put { item: marker, condition: Some(Condition::NotExists) });
     let update = Update::new().add(once.attribute, once.delta);
-    writes.push(Write::Update { key: once.key.clone(), update, condition: None });
-    roles.push(Role::Addition);
-    match table.transact(writes).await {
+    writes.push("addition", Write::Update { key: once.key.clone(), update, condition: None });
+    match writes.commit(table).await {
         Ok(()) => Ok(Outcome::Added),
-        Err(TableError::TransactionCancelled { failed }) => {
-            let failed_as = |role| failed.iter().any(|i| roles.get(*i) == Some(&role));
-            if failed_as(Role::Guard) {
-                Ok(Outcome::Refused)
-            } else if failed_as(Role::Marker) {
-                Ok(Outcome::Repeated)
-            } else {
-                let error = anyhow::anyhow!("an unconditional ADD was refused at {failed:?}");
-                Err(TableError::Backend(error))
-            }
+        Err(error) if refused_by(&error, "guard") => Ok(Outcome::Refused),
+        Err(error) if refused_by(&error, "marker") => Ok(Outcome::Repeated),
+        Err(TableError::Refused { failed }) => {
+            let error = anyhow::anyhow!("an unconditional ADD was refused: {failed:?}");
+            Err(TableError::Backend(error))
         }
         Err(other) => Err(other),
     }

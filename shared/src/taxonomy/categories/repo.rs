@@ -4,7 +4,9 @@
 
 use crate::{
     ids::{next_id, IdKind},
-    ports::table::{n, s, Condition, Index, Key, Query, Table, TableError, Update, Write},
+    ports::table::{
+        n, s, Condition, Index, Key, Query, Table, TableError, Transaction, Update, Write,
+    },
     records::{self, number, query_all},
 };
 
@@ -113,12 +115,8 @@ fn child_count(parent: u64, delta: i64) -> Write {
     }
 }
 
-async fn commit(
-    table: &dyn Table,
-    writes: Vec<Write>,
-    claim_at: Option<usize>,
-) -> Result<(), WriteError> {
-    match slugs::commit(table, writes, claim_at).await? {
+async fn commit(table: &dyn Table, writes: Transaction) -> Result<(), WriteError> {
+    match slugs::commit(table, writes).await? {
         Committed::Done => Ok(()),
         Committed::SlugTaken => Err(WriteError::SlugTaken),
         Committed::Refused => Err(WriteError::Stale),
@@ -130,22 +128,17 @@ pub async fn create(
     version: i64,
     category: &CategoryRecord,
 ) -> Result<(), WriteError> {
-    let mut writes = vec![
-        bump_version(version),
-        Write::Put {
-            item: crate::taxonomy::listed_item(
-                category,
-                &category_key(category.id),
-                crate::taxonomy::category_listing(category.id),
-            )?,
-            condition: Some(Condition::NotExists),
-        },
-        SLUGS.claim(&category.slug, category.id),
-    ];
-    if let Some(parent) = category.parent_id {
-        writes.push(child_count(parent, 1));
-    }
-    commit(table, writes, Some(2)).await
+    let item = crate::taxonomy::listed_item(
+        category,
+        &category_key(category.id),
+        crate::taxonomy::category_listing(category.id),
+    )?;
+    let mut writes = Transaction::new()
+        .with("version", bump_version(version))
+        .with("category", Write::Put { item, condition: Some(Condition::NotExists) })
+        .with(slugs::CLAIM, SLUGS.claim(&category.slug, category.id));
+    writes.extend("parent", category.parent_id.map(|parent| child_count(parent, 1)));
+    commit(table, writes).await
 }
 
 /// Changes a category's own fields (never its counters, which articles move concurrently).
@@ -165,21 +158,19 @@ pub async fn update(
         Some(parent) => update.set("parentId", n(parent as i64)),
         None => update.remove("parentId"),
     };
-    let mut writes = vec![
-        bump_version(version),
+    let mut writes = Transaction::new().with("version", bump_version(version)).with(
+        "category",
         Write::Update { key: category_key(after.id), update, condition: Some(Condition::Exists) },
-    ];
-    let mut slug_at = None;
+    );
     if before.slug != after.slug {
-        slug_at = Some(writes.len());
-        writes.push(SLUGS.claim(&after.slug, after.id));
-        writes.push(SLUGS.release(&before.slug));
+        writes.push(slugs::CLAIM, SLUGS.claim(&after.slug, after.id));
+        writes.push("slug release", SLUGS.release(&before.slug));
     }
     if before.parent_id != after.parent_id {
-        writes.extend(before.parent_id.map(|p| child_count(p, -1)));
-        writes.extend(after.parent_id.map(|p| child_count(p, 1)));
+        writes.extend("old parent", before.parent_id.map(|p| child_count(p, -1)));
+        writes.extend("new parent", after.parent_id.map(|p| child_count(p, 1)));
     }
-    commit(table, writes, slug_at).await
+    commit(table, writes).await
 }
 
 /// Deletes a category that has no subcategories and no articles (checked atomically).
@@ -193,11 +184,10 @@ pub async fn delete(
         Condition::equals("refCount", n(0)),
         Condition::equals("articleCount", n(0)),
     ]);
-    let mut writes = vec![
-        bump_version(version),
-        Write::Delete { key: category_key(category.id), condition: Some(unused) },
-        SLUGS.release(&category.slug),
-    ];
-    writes.extend(category.parent_id.map(|p| child_count(p, -1)));
-    commit(table, writes, None).await
+    let mut writes = Transaction::new()
+        .with("version", bump_version(version))
+        .with("category", Write::Delete { key: category_key(category.id), condition: Some(unused) })
+        .with("slug release", SLUGS.release(&category.slug));
+    writes.extend("parent", category.parent_id.map(|p| child_count(p, -1)));
+    commit(table, writes).await
 }

@@ -3,7 +3,9 @@
 
 use crate::{
     ids::{next_id, IdKind},
-    ports::table::{n, s, Condition, Index, Key, Query, Table, TableError, Update, Write},
+    ports::table::{
+        n, s, Condition, Index, Key, Query, Table, TableError, Transaction, Update, Write,
+    },
     records::{self, query_all},
 };
 
@@ -66,12 +68,8 @@ pub async fn new_id(table: &dyn Table) -> Result<u64, TableError> {
     next_id(table, IdKind::Tag).await
 }
 
-async fn commit(
-    table: &dyn Table,
-    writes: Vec<Write>,
-    claim_at: Option<usize>,
-) -> Result<(), WriteError> {
-    match slugs::commit(table, writes, claim_at).await? {
+async fn commit(table: &dyn Table, writes: Transaction) -> Result<(), WriteError> {
+    match slugs::commit(table, writes).await? {
         Committed::Done => Ok(()),
         Committed::SlugTaken => Err(WriteError::SlugTaken),
         Committed::Refused => Err(WriteError::Missing),
@@ -79,18 +77,12 @@ async fn commit(
 }
 /// Stores a new tag and its slug marker.
 pub async fn create(table: &dyn Table, tag: &TagRecord) -> Result<(), WriteError> {
-    let writes = vec![
-        Write::Put {
-            item: crate::taxonomy::listed_item(
-                tag,
-                &tag_key(tag.id),
-                crate::taxonomy::tag_listing(tag.id),
-            )?,
-            condition: Some(Condition::NotExists),
-        },
-        SLUGS.claim(&tag.slug, tag.id),
-    ];
-    commit(table, writes, Some(1)).await
+    let item =
+        crate::taxonomy::listed_item(tag, &tag_key(tag.id), crate::taxonomy::tag_listing(tag.id))?;
+    let writes = Transaction::new()
+        .with("tag", Write::Put { item, condition: Some(Condition::NotExists) })
+        .with(slugs::CLAIM, SLUGS.claim(&tag.slug, tag.id));
+    commit(table, writes).await
 }
 
 /// Changes a tag's own fields (never its counters, which articles move concurrently).
@@ -104,18 +96,19 @@ pub async fn update(
         .set("slug", s(&after.slug))
         .set("color", s(&after.color))
         .set("updateTime", s(&after.update_time));
-    let mut writes = vec![Write::Update {
-        key: tag_key(after.id),
-        update,
-        condition: Some(Condition::equals("slug", s(&before.slug))),
-    }];
-    let mut slug_at = None;
+    let mut writes = Transaction::new().with(
+        "tag",
+        Write::Update {
+            key: tag_key(after.id),
+            update,
+            condition: Some(Condition::equals("slug", s(&before.slug))),
+        },
+    );
     if before.slug != after.slug {
-        slug_at = Some(writes.len());
-        writes.push(SLUGS.claim(&after.slug, after.id));
-        writes.push(SLUGS.release(&before.slug));
+        writes.push(slugs::CLAIM, SLUGS.claim(&after.slug, after.id));
+        writes.push("slug release", SLUGS.release(&before.slug));
     }
-    commit(table, writes, slug_at).await
+    commit(table, writes).await
 }
 
 /// Deletes a tag that no article carries any more, and its slug marker.
