@@ -13,7 +13,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use futures::{stream, StreamExt, TryStreamExt};
 
 use crate::{
-    ports::table::{n, s, Condition, Item, Key, Scan, Table, TableError, Update, Write},
+    ports::table::{
+        n, s, Condition, Index, Item, Key, Query, Scan, SortKey, Table, TableError, Update, Write,
+    },
     records,
 };
 
@@ -85,7 +87,7 @@ pub async fn migrate_threads(table: &dyn Table) -> anyhow::Result<ThreadsOutcome
 
 /// The articles that have comments: a scan of the table (the partitions `COMMENTS#<id>`).
 async fn articles_with_comments(table: &dyn Table) -> Result<BTreeSet<u64>, TableError> {
-    let mut scan = Scan::of(crate::ports::table::Index::Primary);
+    let mut scan = Scan::of(Index::Primary);
     scan.limit = Some(PAGE);
     let mut articles = BTreeSet::new();
     loop {
@@ -150,11 +152,8 @@ async fn stored_comments(
     table: &dyn Table,
     article_id: u64,
 ) -> Result<Vec<(String, StoredComment, Item)>, TableError> {
-    let query = crate::ports::table::Query::partition(
-        crate::ports::table::Index::Primary,
-        keys::comments(article_id),
-    )
-    .sort(crate::ports::table::SortKey::BeginsWith(keys::COMMENT_PREFIX.into()));
+    let query = Query::partition(Index::Primary, keys::comments(article_id))
+        .sort(SortKey::BeginsWith(keys::COMMENT_PREFIX.into()));
     let items = records::query_all(table, query).await?;
     items
         .into_iter()

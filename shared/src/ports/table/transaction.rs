@@ -32,16 +32,6 @@ impl Transaction {
         self.writes.extend(writes.into_iter().map(|write| (name, write)));
     }
 
-    /// How many writes it holds.
-    pub fn len(&self) -> usize {
-        self.writes.len()
-    }
-
-    /// Whether it holds no write.
-    pub fn is_empty(&self) -> bool {
-        self.writes.is_empty()
-    }
-
     /// Applies the writes atomically. A cancellation is [`TableError::Refused`] with the names
     /// of the writes that failed, in the order they were added.
     pub async fn commit(self, table: &dyn Table) -> Result<(), TableError> {
