@@ -58,18 +58,25 @@ iam-report:
 ## openapi: regenerate docs/openapi.json from the code (a test fails while the two differ)
 .PHONY: openapi
 openapi:
-	BLOG_WRITE_OPENAPI=1 $(CARGO) test -p blog-shared --all-features --test integration -- \
+	BLOG_WRITE_OPENAPI=1 $(CARGO) test -p blog-api --all-features --test integration -- \
 		openapi::the_committed_description
 
 ## routes: regenerate template.yaml's HttpApi route events from the areas each function serves
 .PHONY: routes
 routes:
-	BLOG_WRITE_TEMPLATE=1 $(CARGO) test -p blog-shared --all-features --test integration -- \
+	BLOG_WRITE_TEMPLATE=1 $(CARGO) test -p blog-api --all-features --test integration -- \
 		template::each_function_is_routed
 
-## generate: regenerate both, after adding or changing an endpoint
+## modules: regenerate the list of the library crates' module paths (the loggers the actuator
+## may set; a test fails while it differs from the files)
+.PHONY: modules
+modules:
+	BLOG_WRITE_MODULES=1 $(CARGO) test -p blog-core --all-features --lib -- \
+		telemetry::targets::tests::the_committed_module_list
+
+## generate: regenerate all three, after adding or changing an endpoint or a module
 .PHONY: generate
-generate: routes openapi
+generate: routes openapi modules
 
 ## create-admin: create the administrator from BLOG_ADMIN_* without serving
 create-admin:

@@ -2,7 +2,7 @@
 # Runs a command with DynamoDB Local, moto (SQS) and s3s-fs (S3) up and exits with the command's
 # status:
 #
-#   infra/emulators/with-emulators.sh cargo test -p blog-shared --features dynamodb ...
+#   infra/emulators/with-emulators.sh cargo test -p blog-api --features dynamodb ...
 #
 # Exports BLOG_TEST_DYNAMODB_ENDPOINT, BLOG_TEST_SQS_ENDPOINT (moto; it serves S3 too, with object
 # tagging but without checking signatures), BLOG_TEST_S3_ENDPOINT (s3s-fs, which verifies SigV4)

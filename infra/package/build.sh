@@ -32,7 +32,7 @@ fi
 
 out="target/lambda/$arch"
 start=$(date +%s)
-# One cargo invocation per function, so that each resolves only its own features of blog-shared
+# One cargo invocation per function, so that each resolves only its own features of blog-api
 # and links only the AWS clients it uses (one build of all would unify them: every function
 # would carry S3, SQS and Bedrock). Dependencies with the same features compile once; each
 # binary links with the release profile (LTO, one codegen unit, stripped).

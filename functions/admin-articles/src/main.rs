@@ -2,6 +2,6 @@
 //! ArticlePublishedEvent to SQS.
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), blog_shared::lambda::LambdaError> {
-    blog_shared::lambda::run(&blog_shared::api::ADMIN_ARTICLES).await
+async fn main() -> Result<(), blog_api::lambda::LambdaError> {
+    blog_api::lambda::run(&blog_api::api::ADMIN_ARTICLES).await
 }

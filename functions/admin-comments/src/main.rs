@@ -2,6 +2,6 @@
 //! lists, approve, reject, delete, and the reports.
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), blog_shared::lambda::LambdaError> {
-    blog_shared::lambda::run(&blog_shared::api::ADMIN_COMMENTS).await
+async fn main() -> Result<(), blog_api::lambda::LambdaError> {
+    blog_api::lambda::run(&blog_api::api::ADMIN_COMMENTS).await
 }

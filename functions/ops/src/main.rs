@@ -2,6 +2,6 @@
 //! info, the service's metrics read back from the table, and logger levels.
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), blog_shared::lambda::LambdaError> {
-    blog_shared::lambda::run(&blog_shared::api::OPS).await
+async fn main() -> Result<(), blog_api::lambda::LambdaError> {
+    blog_api::lambda::run(&blog_api::api::OPS).await
 }

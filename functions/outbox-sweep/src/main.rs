@@ -2,6 +2,6 @@
 //! send failed after their publish committed.
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), blog_shared::lambda::LambdaError> {
-    blog_shared::lambda::run_outbox_sweep().await
+async fn main() -> Result<(), blog_api::lambda::LambdaError> {
+    blog_api::lambda::run_outbox_sweep().await
 }

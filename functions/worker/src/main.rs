@@ -2,6 +2,6 @@
 //! lists, statistics, notification).
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), blog_shared::lambda::LambdaError> {
-    blog_shared::lambda::run_worker().await
+async fn main() -> Result<(), blog_api::lambda::LambdaError> {
+    blog_api::lambda::run_worker().await
 }

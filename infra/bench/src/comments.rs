@@ -6,7 +6,7 @@
 
 use anyhow::Result;
 use axum::http::Method;
-use blog_shared::comments::{model::StoredComment, relayout};
+use blog_api::comments::{model::StoredComment, relayout};
 use futures::{stream, StreamExt, TryStreamExt};
 use serde_json::json;
 

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use blog_shared::articles::search;
+use blog_api::articles::search;
 use rand::{rngs::StdRng, Rng, SeedableRng};
 
 /// Seed of the random generator (fixed, so runs are comparable).

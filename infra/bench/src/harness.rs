@@ -10,7 +10,7 @@ use axum::{
     http::{Method, Request},
     Router,
 };
-use blog_shared::{
+use blog_api::{
     articles::worker,
     config::Config,
     context::AppContext,
@@ -104,7 +104,7 @@ impl Harness {
         let queue = Arc::new(queue);
         let harness = Self::build(table, queue.clone()).await?;
         let sweep = std::time::Duration::from_secs(3600);
-        let worker = blog_shared::area::AreaState::from_context(&harness.ctx)?;
+        let worker = blog_api::area::AreaState::from_context(&harness.ctx)?;
         tokio::spawn(worker::run_local(worker, queue, receiver, sweep));
         Ok(harness)
     }
@@ -118,7 +118,7 @@ impl Harness {
         // The files area needs object storage to be mounted at all.
         let blobs_dir = tempfile::tempdir().context("a directory for the object store")?;
         let blobs = LocalBlobs::open(blobs_dir.path(), "http://blobs.bench", b"bench-blob-key")?;
-        let ctx = AppContext::new(metered.clone(), config, &secret)
+        let ctx = blog_api::effects::wire(AppContext::new(metered.clone(), config, &secret))
             .with_events(queue.clone())
             .with_embedder(embedder.clone())
             .with_blobs(Arc::new(blobs));

@@ -3,7 +3,7 @@
 
 use anyhow::{ensure, Result};
 use axum::http::Method;
-use blog_shared::ports::table::metered::CallCounts;
+use blog_api::ports::table::metered::CallCounts;
 use serde_json::{json, Value};
 
 use crate::{

@@ -8,7 +8,7 @@ use std::sync::{
 };
 
 use async_trait::async_trait;
-use blog_shared::ports::{embedder::Embedder, events::EventQueue};
+use blog_api::ports::{embedder::Embedder, events::EventQueue};
 
 /// An [`EventQueue`] that counts the messages sent through it.
 pub struct CountingQueue {
@@ -87,7 +87,7 @@ impl Embedder for CountingEmbedder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use blog_shared::ports::{embedder::local::LocalEmbedder, events::local::InProcessQueue};
+    use blog_api::ports::{embedder::local::LocalEmbedder, events::local::InProcessQueue};
 
     #[tokio::test]
     async fn the_queue_counts_each_send_and_forwards_it() {

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
-use blog_shared::articles::worker;
+use blog_api::articles::worker;
 
 use crate::{
     harness::Harness,
@@ -29,7 +29,7 @@ pub async fn worker_events(harness: &Harness, expected: usize) -> Result<Measure
         for received in sqs.receive(10, 1).await? {
             harness.reset();
             let message = std::slice::from_ref(&received.message);
-            let worker = blog_shared::area::AreaState::from_context(&harness.ctx)?;
+            let worker = blog_api::area::AreaState::from_context(&harness.ctx)?;
             let failed = worker::process_batch(&worker, message).await;
             ensure!(failed.is_empty(), "the worker failed on {}", received.message.body);
             samples.push(harness.sample());

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use axum::http::Method;
-use blog_shared::{
+use blog_api::{
     articles::{
         content,
         model::{ArticleBody, ArticleHead, Status, TagRef},
@@ -153,7 +153,7 @@ async fn save_published(
     let id = next_id(table, IdKind::Article).await.context("drawing an article id")?;
     let first = Utc.with_ymd_and_hms(2024, 1, 1, 8, 0, 0).single().context("start date")?;
     let published = first + chrono::Duration::minutes(index as i64 * MINUTES_APART);
-    let published = blog_shared::time::format(published);
+    let published = blog_api::time::format(published);
     let rendered = content::render(&spec.markdown);
     let head = ArticleHead {
         id,

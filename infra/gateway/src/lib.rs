@@ -2,7 +2,7 @@
 //! names (embedded by default), as API Gateway would route them to the functions.
 
 use axum::Router;
-use blog_shared::{context::AppContext, http::whole_body};
+use blog_api::{context::AppContext, http::whole_body};
 use tokio::net::TcpListener;
 
 /// Every function's areas, as API Gateway routes them; fails when `ctx` lacks a port an area
@@ -10,9 +10,9 @@ use tokio::net::TcpListener;
 /// [`whole_body::API_GATEWAY_LIMIT`]) before routing it, so that an answer given without
 /// reading the body (a 401, a 404) leaves a kept-alive connection usable.
 pub fn app(ctx: AppContext) -> anyhow::Result<Router> {
-    let areas = blog_shared::api::router(&ctx)?;
+    let areas = blog_api::api::router(&ctx)?;
     // Swagger UI over the description the ops area serves (its files are built into the binary).
-    let api = areas.merge(swagger_ui()).fallback(blog_shared::http::no_route);
+    let api = areas.merge(swagger_ui()).fallback(blog_api::http::no_route);
     let api = whole_body::read_first(api, whole_body::API_GATEWAY_LIMIT, whole_body::refusal);
     // The local blob store serves its signed URLs itself (S3 serves its own), reading bodies up
     // to its own limit.
@@ -20,12 +20,12 @@ pub fn app(ctx: AppContext) -> anyhow::Result<Router> {
         Some(blob_routes) => api.merge(blob_routes),
         None => api,
     };
-    Ok(blog_shared::http::traced(app))
+    Ok(blog_api::http::traced(app))
 }
 
 /// Swagger UI at `/swagger-ui/`, reading the description that `docs_router` serves.
 fn swagger_ui() -> Router {
-    let config = utoipa_swagger_ui::Config::new([blog_shared::openapi::DOCS_PATH]);
+    let config = utoipa_swagger_ui::Config::new([blog_api::openapi::DOCS_PATH]);
     utoipa_swagger_ui::SwaggerUi::new("/swagger-ui").config(config).into()
 }
 

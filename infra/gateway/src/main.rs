@@ -2,7 +2,7 @@
 //! the earlier index layout to the present one.
 
 use anyhow::Context;
-use blog_shared::{
+use blog_api::{
     auth::bootstrap, comments, config::Config, files, index_migration, setup, telemetry,
 };
 use clap::{Parser, Subcommand};

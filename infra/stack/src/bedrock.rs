@@ -16,7 +16,7 @@ use axum::{
     routing::post,
     Json, Router,
 };
-use blog_shared::ports::embedder::{local::LocalEmbedder, Embedder};
+use blog_api::ports::embedder::{local::LocalEmbedder, Embedder};
 
 /// The model family the stub answers for: Titan Text Embeddings V2 (`amazon.titan-embed-text-v2:0`).
 const TITAN_V2: &str = "amazon.titan-embed-text-v2";

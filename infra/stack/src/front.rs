@@ -6,7 +6,7 @@
 //! out or answers something unreadable, `{"message":"Not Found"}` when no route matches and
 //! there is no `$default` route, 413 for a body over 10 MB (with `Connection: close`). Like API
 //! Gateway, the front reads a request's whole body before answering it, so that every answer
-//! leaves a kept-alive connection usable ([`blog_shared::http::whole_body`]).
+//! leaves a kept-alive connection usable ([`blog_api::http::whole_body`]).
 
 use std::{
     collections::VecDeque,
@@ -22,7 +22,7 @@ use axum::{
     response::{IntoResponse, Response},
     Router,
 };
-use blog_shared::http::whole_body::{self, Unread};
+use blog_api::http::whole_body::{self, Unread};
 use http_body_util::BodyExt;
 use serde_json::{json, Value};
 

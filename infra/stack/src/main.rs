@@ -81,41 +81,47 @@ async fn main() -> Result<()> {
 
 /// One `cargo build -p <binary>` per function, as infra/package/build.sh does for releases: a
 /// build of several would unify their features and hide an adapter one of them lacks.
+/// Builds every function of the template in one cargo invocation: the library crates are
+/// compiled once, with the features of all the functions together (each binary links only
+/// what its `main` reaches; the adapters a function never constructs are the only difference
+/// from its own package, docs/testing.md), then each executable is copied to
+/// target/stack/<binary>/bootstrap.
 fn build(workspace: &Path, template: &Template) -> Result<()> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut binaries: Vec<String> = template.functions()?.into_iter().map(|f| f.binary).collect();
+    binaries.sort();
     binaries.dedup();
-    for binary in binaries {
-        let started = std::time::Instant::now();
-        let output = std::process::Command::new(&cargo)
-            .args([
-                "build",
-                "-p",
-                &binary,
-                "--bin",
-                &binary,
-                "--message-format=json-render-diagnostics",
-            ])
-            .current_dir(workspace)
-            .stderr(Stdio::inherit())
-            .output()
-            .with_context(|| format!("running cargo build -p {binary}"))?;
-        if !output.status.success() {
-            bail!("cargo build -p {binary} failed");
-        }
-        let executable = String::from_utf8_lossy(&output.stdout)
-            .lines()
-            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-            .filter(|message| message["reason"] == "compiler-artifact")
+    let started = std::time::Instant::now();
+    let mut command = std::process::Command::new(&cargo);
+    command.args(["build", "--bins", "--message-format=json-render-diagnostics"]);
+    for binary in &binaries {
+        command.args(["-p", binary]);
+    }
+    let output = command
+        .current_dir(workspace)
+        .stderr(Stdio::inherit())
+        .output()
+        .context("running cargo build of the functions")?;
+    if !output.status.success() {
+        bail!("cargo build of the functions failed");
+    }
+    let messages: Vec<serde_json::Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .filter(|message: &serde_json::Value| message["reason"] == "compiler-artifact")
+        .collect();
+    for binary in &binaries {
+        let executable = messages
+            .iter()
             .filter(|message| message["target"]["name"] == binary.as_str())
             .find_map(|message| message["executable"].as_str().map(PathBuf::from))
             .with_context(|| format!("cargo built no executable {binary}"))?;
-        let target = workspace.join("target/stack").join(&binary);
+        let target = workspace.join("target/stack").join(binary);
         std::fs::create_dir_all(&target)?;
         std::fs::copy(&executable, target.join("bootstrap"))
             .with_context(|| format!("copying {}", executable.display()))?;
-        println!("[stack] built {binary} in {:.0?}", started.elapsed());
     }
+    println!("[stack] built {} functions in {:.0?}", binaries.len(), started.elapsed());
     Ok(())
 }
 

@@ -7,7 +7,7 @@ use std::{collections::BTreeSet, sync::Mutex, time::Duration};
 
 use anyhow::Result;
 use axum::http::request::Parts;
-use blog_shared::ports::table::metered::CallCounts;
+use blog_api::ports::table::metered::CallCounts;
 
 use crate::{
     actions::{self, Action, KeySchemas},

@@ -1,11 +1,11 @@
 //! The cold-start floor of a function that reads DynamoDB: the hello world of `hello-lambda`
 //! plus one `GetItem` per request, through aws-sdk-dynamodb on the SDK configuration the
-//! functions share (`blog_shared::ports::aws`, the compiled-in Amazon roots) and tokio's
+//! functions share (`blog_api::ports::aws`, the compiled-in Amazon roots) and tokio's
 //! current-thread runtime, as the functions run. None of the blog's code runs per request: a
 //! function's first answer against this one is what its own code costs beyond one SDK call.
 
 use aws_sdk_dynamodb::{types::AttributeValue, Client};
-use blog_shared::{config::TrustStore, ports::aws::sdk_config};
+use blog_api::{config::TrustStore, ports::aws::sdk_config};
 use lambda_http::{service_fn, Body, Error, Request, Response};
 
 #[tokio::main(flavor = "current_thread")]

@@ -15,7 +15,7 @@ use std::{path::PathBuf, time::Instant};
 
 use anyhow::{Context, Result};
 use bench::{corpus::Corpus, doc, harness::Harness, measure, report, report::SizeReport, seed};
-use blog_shared::ports::events::sqs::SqsQueue;
+use blog_api::ports::events::sqs::SqsQueue;
 use clap::Parser;
 
 /// The command documented as the origin of the figures.

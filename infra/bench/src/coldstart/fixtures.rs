@@ -6,7 +6,7 @@ use std::{collections::BTreeMap, path::Path};
 
 use anyhow::{bail, Context, Result};
 use axum::{body::Bytes, http::Method};
-use blog_shared::ports::events::sqs::SqsQueue;
+use blog_api::ports::events::sqs::SqsQueue;
 use serde_json::json;
 
 use crate::{

@@ -16,7 +16,7 @@ const METHODS: [&str; 5] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
 
 fn document() -> Value {
-    serde_json::to_value(blog_shared::openapi::document()).expect("the description serialises")
+    serde_json::to_value(blog_api::openapi::document()).expect("the description serialises")
 }
 
 /// Every documented operation: (METHOD, path, operation).

@@ -106,7 +106,7 @@ const MAX_CACHE_POLICIES_PER_STACK: usize = 10;
 
 /// The query parameters each GET route declares, by OpenAPI path (`/api/v1/...`), sorted.
 fn declared_query_parameters() -> BTreeMap<String, Vec<String>> {
-    let document = serde_json::to_value(blog_shared::openapi::document()).expect("JSON");
+    let document = serde_json::to_value(blog_api::openapi::document()).expect("JSON");
     let paths = document["paths"].as_object().expect("paths");
     paths
         .iter()
@@ -223,7 +223,7 @@ fn the_cdn_caches_exactly_the_public_reads_and_passes_every_other_route_with_its
         .collect();
     let public_forwarding = json!({"Ref": "PublicReadsOriginRequestPolicy"});
     let mut checked = 0;
-    for area in blog_shared::api::areas() {
+    for area in blog_api::api::areas() {
         for (method, path) in area.routes() {
             let (pattern, behaviour) = behaviour_of(&config, &concrete(&path));
             let route = format!("{method} {path} (behaviour {pattern:?})");
@@ -258,7 +258,7 @@ fn the_cdn_caches_exactly_the_public_reads_and_passes_every_other_route_with_its
 
 #[test]
 fn the_cached_routes_are_the_operations_documenting_a_304() {
-    let document = serde_json::to_value(blog_shared::openapi::document()).expect("JSON");
+    let document = serde_json::to_value(blog_api::openapi::document()).expect("JSON");
     let mut documented: Vec<&str> = document["paths"]
         .as_object()
         .expect("paths")

@@ -10,7 +10,7 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use blog_shared::config::{Config, EmbedderKind, SecretSource, StoreKind};
+use blog_api::config::{Config, EmbedderKind, SecretSource, StoreKind};
 use blog_stack::template::{
     intrinsics::{Physical, Resolver},
     Parameters, Template,

@@ -1,6 +1,6 @@
 //! Keyword search reads a bounded number of items, however many articles carry its words.
 
-use blog_shared::{
+use blog_api::{
     articles::read::MATCHES_READ,
     ports::table::{n, s, AttributeValue, Item, Write},
 };

@@ -1,7 +1,7 @@
 //! Reader statistics and author names on articles (comments-and-stats.md): what heads carry,
 //! and that the administration never overwrites a counter.
 
-use blog_shared::{
+use blog_api::{
     articles::{model::Status, read, store},
     ports::table::{Key, Update},
 };
@@ -148,7 +148,7 @@ pub async fn an_older_rename_delivered_late_changes_nothing(api: Api) {
     let messages: Vec<_> = batch
         .iter()
         .enumerate()
-        .map(|(i, body)| blog_shared::ports::events::Message {
+        .map(|(i, body)| blog_api::ports::events::Message {
             id: format!("rename-{i}"),
             body: body.clone(),
             receive_count: 1,

@@ -4,7 +4,7 @@
 //! minutes have passed is shown where time can be set: the tally's and the marker memory's unit
 //! tests.)
 
-use blog_shared::articles::views::{self, Reader};
+use blog_api::articles::views::{self, Reader};
 use serde_json::{json, Value};
 
 use crate::{

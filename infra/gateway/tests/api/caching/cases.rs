@@ -170,7 +170,7 @@ pub async fn the_detail_is_revalidated_and_carries_its_update_time(api: Api) {
     let (full, not_modified) = revalidated_detail(&api, &id).await;
     let detail = json_of(&full);
     let update_time = detail["data"]["updateTime"].as_str().expect("updateTime");
-    let modified = blog_shared::time::http_date(update_time).expect("an API time");
+    let modified = blog_api::time::http_date(update_time).expect("an API time");
     assert_eq!(header(&full, "last-modified"), modified);
     assert_eq!(header(&not_modified, "last-modified"), modified, "the 304 repeats it");
     let tag = tag_of(&full);

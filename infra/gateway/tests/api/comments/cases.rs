@@ -1,6 +1,6 @@
 //! The comment endpoints' contract, written once against [`Api`].
 
-use blog_shared::ports::table::{AttributeValue, Key};
+use blog_api::ports::table::{AttributeValue, Key};
 use serde_json::{json, Value};
 
 use crate::{

@@ -1,7 +1,7 @@
 //! The tree paged by roots: `page`, `size`, `X-Total-Count`, `Link`, and a bounded answer
 //! whatever the number of comments.
 
-use blog_shared::comments::{model::StoredComment, relayout};
+use blog_api::comments::{model::StoredComment, relayout};
 use futures::{stream, StreamExt};
 use serde_json::{json, Value};
 

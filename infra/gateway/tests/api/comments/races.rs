@@ -67,21 +67,22 @@ pub async fn the_first_page_of_the_tree_is_one_round_trip_and_a_comment_three(ap
     assert_eq!(assert_ok(&reply).as_array().unwrap().len(), 4);
     // The threads' entries, the first threads and the article's head, together.
     assert_eq!(
-        (calls.query, calls.get, calls.total(), calls.round_trips),
-        (2, 1, 3, 1),
+        (calls.query, calls.get, calls.total(), api.exact(calls.round_trips)),
+        (2, 1, 3, api.exact(1)),
         "{calls:?}"
     );
     // A later page reads the entries, then its threads.
     let second = format!("{path}&page=2&size=2");
     let (reply, calls) = api.calls_of_read(|| api.call("GET", &second, None, None)).await;
     assert_eq!(assert_ok(&reply).as_array().unwrap().len(), 2);
-    assert_eq!((calls.query, calls.get, calls.round_trips), (2, 1, 2), "{calls:?}");
+    let seen = (calls.query, calls.get, api.exact(calls.round_trips));
+    assert_eq!(seen, (2, 1, api.exact(2)), "{calls:?}");
     // The writer's account status is cached by the posts above: the article, the parent and
     // the rate window are read together, then the id, then the transaction.
     let (reply, calls) =
         api.calls_of(post(&api, &tokens[0], &id, parent.as_deref(), "counted")).await;
     assert_ok(&reply);
-    assert_eq!((calls.transact, calls.round_trips), (1, 3), "{calls:?}");
+    assert_eq!((calls.transact, api.exact(calls.round_trips)), (1, api.exact(3)), "{calls:?}");
 }
 
 pub async fn parallel_moderation_and_deletes_move_the_counts_once(api: Api) {

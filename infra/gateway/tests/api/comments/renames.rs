@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use blog_shared::ports::events::Message;
+use blog_api::ports::events::Message;
 use serde_json::{json, Value};
 
 use super::cases::{article, posted, tree};

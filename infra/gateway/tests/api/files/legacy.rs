@@ -2,7 +2,7 @@
 //! `OBJECT#<md5>#<size>` shared by every user's records of one content, records without
 //! `objectMarker`, and PENDING records whose bytes went straight to their `fileKey`.
 
-use blog_shared::{
+use blog_api::{
     files::{model::ObjectRecord, repo},
     ports::table::{Table, Update},
     records,
@@ -82,7 +82,7 @@ pub async fn a_pending_record_without_a_staging_key_confirms_the_bytes_at_its_ke
     let table = api.table.as_ref();
     let unstaged = Update::new().remove("stagingKey");
     table.update(&repo::file_key(id_of(&data)), unstaged, None).await.unwrap();
-    let spec = blog_shared::ports::blobs::UploadSpec {
+    let spec = blog_api::ports::blobs::UploadSpec {
         key: key.to_string(),
         content_type: "image/png".into(),
         content_length: bytes.len() as u64,

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use blog_shared::files::repo;
+use blog_api::files::repo;
 use futures::future::join_all;
 use serde_json::{json, Value};
 

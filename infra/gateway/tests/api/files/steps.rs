@@ -45,7 +45,7 @@ pub async fn presign(api: &Api, token: &str, name: &str, bytes: &[u8], with_md5:
 
 /// The key the upload URL of a presigned answer writes to (the bytes wait there until confirm).
 pub fn staged_key(data: &Value) -> String {
-    blog_shared::files::staging::staging_key(data["fileKey"].as_str().expect("fileKey"))
+    blog_api::files::staging::staging_key(data["fileKey"].as_str().expect("fileKey"))
 }
 
 /// The headers a presigned answer tells the client to send.

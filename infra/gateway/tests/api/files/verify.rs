@@ -3,7 +3,7 @@
 
 use std::time::{Duration, SystemTime};
 
-use blog_shared::{
+use blog_api::{
     files::staging::{remove_stale_uploads, STALE_AFTER},
     ports::blobs::UploadSpec,
 };

@@ -1,7 +1,7 @@
 //! The earlier index layout, as the versions before gsi3 wrote it, made of items of the present
 //! one: what a table deployed before gsi3 holds.
 
-use blog_shared::ports::table::{s, AttributeValue, Item, Key, Table};
+use blog_api::ports::table::{s, AttributeValue, Item, Key, Table};
 
 fn text(item: &Item, attribute: &str) -> Option<String> {
     match item.get(attribute) {

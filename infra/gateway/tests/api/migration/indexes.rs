@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use blog_shared::{
+use blog_api::{
     index_migration::{marker, migrate_indexes, misplaced},
     ports::table::{Index, Item, Key, Scan, Table},
 };

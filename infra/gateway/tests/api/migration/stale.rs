@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use blog_shared::{
+use blog_api::{
     index_migration::{marker, migrate_indexes},
     ports::table::{
         s, AttributeValue, Condition, Index, Item, Key, Query, QueryPage, Scan, Table, TableError,

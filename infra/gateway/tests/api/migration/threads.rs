@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use blog_shared::{
+use blog_api::{
     comments::relayout::{marker, migrate_threads},
     ports::table::{s, Item, Key, Table},
 };

@@ -215,44 +215,44 @@ pub async fn a_logger_level_set_through_the_actuator_is_stored_and_effective(api
     let set = api
         .call(
             "POST",
-            "/actuator/loggers/blog_shared.articles",
+            "/actuator/loggers/blog_articles",
             api.actuator_token(),
             Some(json!({"configuredLevel": "DEBUG"})),
         )
         .await;
     assert_eq!(set.status, 204, "{:?}", set.body);
-    let logger = api.actuator("/actuator/loggers/blog_shared.articles").await;
+    let logger = api.actuator("/actuator/loggers/blog_articles").await;
     assert_eq!(logger.body, json!({"configuredLevel": "DEBUG", "effectiveLevel": "DEBUG"}));
-    let child = api.actuator("/actuator/loggers/blog_shared::articles::worker").await;
+    let child = api.actuator("/actuator/loggers/blog_articles::worker").await;
     assert_eq!(child.body, json!({"configuredLevel": null, "effectiveLevel": "DEBUG"}));
-    let other = api.actuator("/actuator/loggers/blog_shared::auth").await;
+    let other = api.actuator("/actuator/loggers/blog_auth").await;
     assert_eq!(other.body, json!({"configuredLevel": null, "effectiveLevel": "INFO"}));
     let all = api.actuator("/actuator/loggers").await;
     assert_eq!(all.body["levels"], json!(["TRACE", "DEBUG", "INFO", "WARN", "ERROR", "OFF"]));
-    assert_eq!(all.body["loggers"]["blog_shared::articles"]["configuredLevel"], "DEBUG");
+    assert_eq!(all.body["loggers"]["blog_articles"]["configuredLevel"], "DEBUG");
     assert_eq!(all.body["loggers"]["ROOT"]["effectiveLevel"], "INFO");
     let reset = api
         .call(
             "POST",
-            "/actuator/loggers/blog_shared.articles",
+            "/actuator/loggers/blog_articles",
             api.actuator_token(),
             Some(json!({"configuredLevel": null})),
         )
         .await;
     assert_eq!(reset.status, 204);
-    let logger = api.actuator("/actuator/loggers/blog_shared.articles").await;
+    let logger = api.actuator("/actuator/loggers/blog_articles").await;
     assert_eq!(logger.body, json!({"configuredLevel": null, "effectiveLevel": "INFO"}));
 }
 
 pub async fn bad_logger_names_and_levels_are_400(api: Api) {
     let cases = [
-        ("/actuator/loggers/blog_shared", Some(json!({"configuredLevel": "LOUD"}))),
-        ("/actuator/loggers/blog_shared", Some(json!({"configuredLevel": 3}))),
-        ("/actuator/loggers/blog_shared", Some(json!({"level": "DEBUG"}))),
+        ("/actuator/loggers/blog_api", Some(json!({"configuredLevel": "LOUD"}))),
+        ("/actuator/loggers/blog_api", Some(json!({"configuredLevel": 3}))),
+        ("/actuator/loggers/blog_api", Some(json!({"level": "DEBUG"}))),
         ("/actuator/loggers/bad%20name", Some(json!({"configuredLevel": "DEBUG"}))),
         ("/actuator/loggers/a..b", Some(json!({"configuredLevel": "DEBUG"}))),
         ("/actuator/loggers/junk1", Some(json!({"configuredLevel": "DEBUG"}))),
-        ("/actuator/loggers/blog_shared.nothing", Some(json!({"configuredLevel": "DEBUG"}))),
+        ("/actuator/loggers/blog_api.nothing", Some(json!({"configuredLevel": "DEBUG"}))),
     ];
     for (path, body) in cases {
         let reply = api.call("POST", path, api.actuator_token(), body.clone()).await;
@@ -263,8 +263,7 @@ pub async fn bad_logger_names_and_levels_are_400(api: Api) {
     let bearer = api.actuator_token().map(|token| format!("Bearer {token}"));
     let mut headers = vec![("content-type", "application/json")];
     headers.extend(bearer.as_deref().map(|bearer| ("authorization", bearer)));
-    let malformed =
-        api.raw("POST", "/actuator/loggers/blog_shared", &headers, Some("{".into())).await;
+    let malformed = api.raw("POST", "/actuator/loggers/blog_api", &headers, Some("{".into())).await;
     assert_eq!(malformed.status, 400);
 }
 
@@ -276,8 +275,7 @@ async fn set_level(api: &Api, name: &str, level: Value) -> crate::support::Reply
 
 pub async fn at_most_32_loggers_have_levels_at_once(api: Api) {
     let set = |name: &'static str, level: Value| set_level(&api, name, level);
-    let names: Vec<&str> =
-        blog_shared::telemetry::targets::MODULES.iter().copied().take(33).collect();
+    let names: Vec<&str> = blog_api::telemetry::targets::MODULES.iter().copied().take(33).collect();
     for name in &names[..32] {
         assert_eq!(set(name, json!("DEBUG")).await.status, 204, "{name}");
     }

@@ -5,7 +5,7 @@ use std::{collections::HashMap, sync::Arc, time::Duration};
 
 use async_trait::async_trait;
 use axum::{body::Body, http::Request, Router};
-use blog_shared::{
+use blog_api::{
     config::Config,
     context::AppContext,
     ports::table::{
@@ -56,7 +56,8 @@ impl Instance {
             HashMap::from([("BLOG_JWT_SECRET".into(), SECRET.into())]);
         map.extend(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())));
         let config = Config::from_lookup(|name| map.get(name).cloned()).expect("config");
-        let mut ctx = AppContext::new(table, config, SECRET.as_bytes()).with_blobs(api.blobs());
+        let mut ctx = blog_api::effects::wire(AppContext::new(table, config, SECRET.as_bytes()))
+            .with_blobs(api.blobs());
         if let Some(events) = api.ctx.events().cloned() {
             ctx = ctx.with_events(events);
         }
@@ -122,11 +123,11 @@ pub async fn a_logger_level_reaches_another_running_instance_within_its_refresh_
     let refresher = tokio::spawn(async move {
         background.telemetry.run_background(background.table.as_ref()).await
     });
-    let name = LoggerName::parse("blog_shared::files").unwrap();
+    let name = LoggerName::parse("blog_files").unwrap();
     assert_eq!(other.ctx.telemetry.levels.levels_of(&name).effective, Level::Info);
     let body = json!({"configuredLevel": "TRACE"});
     let set = api
-        .call("POST", "/actuator/loggers/blog_shared.files", api.actuator_token(), Some(body))
+        .call("POST", "/actuator/loggers/blog_files", api.actuator_token(), Some(body))
         .await;
     assert_eq!(set.status, 204);
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
@@ -134,7 +135,7 @@ pub async fn a_logger_level_reaches_another_running_instance_within_its_refresh_
         assert!(std::time::Instant::now() < deadline, "the other instance never saw the level");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert!(other.ctx.telemetry.levels.directives().contains("blog_shared::files=trace"));
+    assert!(other.ctx.telemetry.levels.directives().contains("blog_files=trace"));
     refresher.abort();
 }
 
@@ -237,7 +238,7 @@ async fn the_attack_on_the_root_logger_is_refused_and_changes_nothing(api: &Api)
     let json = ("content-type", "application/json");
     let wrong = "Bearer wrong-token-0123456789";
     for headers in [vec![json], vec![json, ("authorization", wrong)]] {
-        for path in [root, "/actuator/loggers/blog_shared"] {
+        for path in [root, "/actuator/loggers/blog_api"] {
             let attack = api.raw("POST", path, &headers, trace.clone()).await;
             assert_eq!(attack.status, 401, "{path} {headers:?}: {:?}", attack.body);
             assert!(attack.headers.contains_key("www-authenticate"));
@@ -246,7 +247,7 @@ async fn the_attack_on_the_root_logger_is_refused_and_changes_nothing(api: &Api)
     let after = api.raw("GET", root, &[("authorization", &right)], None).await;
     assert_eq!(after.body, before.body, "ROOT unchanged");
     assert_ne!(after.body["effectiveLevel"], json!("TRACE"), "{:?}", after.body);
-    let query = Query::partition(blog_shared::ports::table::Index::Primary, "CONFIG");
+    let query = Query::partition(blog_api::ports::table::Index::Primary, "CONFIG");
     let stored = api.table.query(query).await.expect("the CONFIG partition").items;
     assert!(stored.is_empty(), "no level stored: {stored:?}");
 }

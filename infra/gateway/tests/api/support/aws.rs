@@ -11,7 +11,7 @@ use std::{
     time::Duration,
 };
 
-use blog_shared::{
+use blog_api::{
     articles::worker::MAX_DELIVERIES,
     context::AppContext,
     ports::{
@@ -73,7 +73,7 @@ impl SqsEvents {
 
     /// Sends `body` to the queue.
     pub async fn send(&self, body: &str) {
-        use blog_shared::ports::events::EventQueue;
+        use blog_api::ports::events::EventQueue;
         self.queue.send(body.to_string()).await.expect("SendMessage");
     }
 
@@ -148,8 +148,8 @@ async fn deliver(
             sqs_record(&received.message, &received.receipt)
         })
         .collect();
-    let answer = blog_shared::lambda::worker_invocation(
-        &blog_shared::area::AreaState::from_context(ctx).expect("an embedder"),
+    let answer = blog_api::lambda::worker_invocation(
+        &blog_api::area::AreaState::from_context(ctx).expect("an embedder"),
         json!({ "Records": records }),
     )
     .await;
@@ -173,7 +173,7 @@ async fn deliver(
 }
 
 /// The record of `message` in the SQS event Lambda hands a function.
-pub fn sqs_record(message: &blog_shared::ports::events::Message, receipt: &str) -> Value {
+pub fn sqs_record(message: &blog_api::ports::events::Message, receipt: &str) -> Value {
     json!({
         "messageId": message.id,
         "receiptHandle": receipt,

@@ -5,10 +5,10 @@
 //! stack the queue is the stack's, the worker is the worker function's binary fed by the
 //! template's event source mapping, and events handed to it go through the Invoke API.
 
-use blog_shared::area::AreaState;
+use blog_api::area::AreaState;
 use std::time::Duration;
 
-use blog_shared::{
+use blog_api::{
     articles::{followup::Outcome, worker},
     ports::events::{local, Message},
 };
@@ -48,8 +48,8 @@ impl Api {
         match &self.events {
             Events::InProcess { .. } => {
                 tokio::time::sleep(Duration::from_secs(1)).await;
-                let query = blog_shared::ports::table::Query::partition(
-                    blog_shared::ports::table::Index::Primary,
+                let query = blog_api::ports::table::Query::partition(
+                    blog_api::ports::table::Index::Primary,
                     "DEADLETTER",
                 );
                 let letters = self.table.query(query).await.expect("DEADLETTER items").items;
@@ -110,7 +110,7 @@ impl Api {
         match &self.events {
             Events::Sqs(sqs) => sqs.send(body).await,
             Events::InProcess { queue, .. } => {
-                use blog_shared::ports::events::EventQueue;
+                use blog_api::ports::events::EventQueue;
                 queue.send(body.to_string()).await.expect("in-process send");
             }
         }
@@ -122,7 +122,7 @@ impl Api {
     /// stored times are moved a minute back, as if it had passed).
     pub async fn sweep_outbox(&self) -> anyhow::Result<usize> {
         let Some(stack) = &self.stack else {
-            return blog_shared::articles::events::sweep(
+            return blog_api::articles::events::sweep(
                 &AreaState::from_context(&self.ctx)?,
                 Duration::ZERO,
             )
@@ -140,7 +140,7 @@ impl Api {
         let Some(stack) = &self.stack else {
             let publishing = AreaState::from_context(&self.ctx)?;
             let period = self.ctx.config.schedule_period;
-            return Ok(blog_shared::articles::publish_due(&publishing, period).await? as u64);
+            return Ok(blog_api::articles::publish_due(&publishing, period).await? as u64);
         };
         let body = invoke_sweep(stack).await?;
         body["published"].as_u64().ok_or_else(|| anyhow::anyhow!("{body}"))
@@ -150,7 +150,7 @@ impl Api {
     /// progress item removed first), to its end: how many pages it wrote. In a process, the
     /// rebuild's steps; on the stack, the sweep function invoked with its schedule's input.
     pub async fn rebuild_sitemap(&self) -> anyhow::Result<u64> {
-        use blog_shared::articles::sitemap_pages;
+        use blog_api::articles::sitemap_pages;
         self.table.delete(&sitemap_pages::rebuild_key(), None).await?;
         let Some(stack) = &self.stack else {
             let mut pages = 0;
@@ -167,7 +167,7 @@ impl Api {
 
     /// Moves every outbox event `by` back in time (its key and its `createdAt`).
     async fn age_outbox(&self, by: Duration) {
-        use blog_shared::ports::table::{n, s, AttributeValue, Index, Key, Query};
+        use blog_api::ports::table::{n, s, AttributeValue, Index, Key, Query};
         let items =
             self.table.query(Query::partition(Index::Primary, "OUTBOX")).await.unwrap().items;
         for mut item in items {
@@ -206,7 +206,7 @@ impl Api {
     /// Hands the worker one event, as one delivery of a message: the follow-up's outcome.
     pub async fn handle_event(&self, body: &str) -> anyhow::Result<Outcome> {
         let Some(stack) = &self.stack else {
-            return blog_shared::articles::followup::handle(
+            return blog_api::articles::followup::handle(
                 &AreaState::from_context(&self.ctx)?,
                 body,
             )

@@ -14,7 +14,7 @@ pub mod stack;
 use std::{collections::HashMap, sync::Arc};
 
 use axum::Router;
-use blog_shared::{
+use blog_api::{
     config::Config,
     context::AppContext,
     ports::blobs::{local::LocalBlobs, Blobs},
@@ -126,11 +126,13 @@ fn test_config(extra: &[(&str, String)]) -> Config {
 async fn context_on(
     table: Arc<dyn Table>,
     config: Config,
-    events: Arc<dyn blog_shared::ports::events::EventQueue>,
+    events: Arc<dyn blog_api::ports::events::EventQueue>,
 ) -> AppContext {
     let secret = setup::jwt_secret(&config).await.expect("secret");
     let embedder = setup::embedder(&config).await.expect("embedder");
-    let ctx = AppContext::new(table, config, &secret).with_events(events).with_embedder(embedder);
+    let ctx = blog_api::effects::wire(AppContext::new(table, config, &secret))
+        .with_events(events)
+        .with_embedder(embedder);
     // Views are added up in memory, as the local gateway's process does.
     let ctx = setup::local_tally(ctx);
     setup::bootstrap_admin(&ctx).await.expect("admin bootstrap");
@@ -141,10 +143,10 @@ impl Api {
     /// In-process, on a fresh in-memory embedded table.
     pub async fn embedded() -> Api {
         let metered = Arc::new(Metered::new(
-            blog_shared::ports::table::embedded::SqliteTable::in_memory().expect("sqlite"),
+            blog_api::ports::table::embedded::SqliteTable::in_memory().expect("sqlite"),
         ));
         let table: Arc<dyn Table> = metered.clone();
-        let (queue, receiver) = blog_shared::ports::events::local::InProcessQueue::new();
+        let (queue, receiver) = blog_api::ports::events::local::InProcessQueue::new();
         let queue = Arc::new(queue);
         let (blobs, blob_dir) = local_blobs(IN_PROCESS_BASE);
         let ctx =
@@ -176,7 +178,7 @@ impl Api {
             .expect("BLOG_TEST_DYNAMODB_ENDPOINT must point at DynamoDB Local (make test sets it)");
         let name = format!("api-{}", uuid_like());
         let metered = Arc::new(Metered::new(
-            blog_shared::ports::table::dynamodb::DynamoTable::connect_for_tests(&endpoint, &name)
+            blog_api::ports::table::dynamodb::DynamoTable::connect_for_tests(&endpoint, &name)
                 .await
                 .expect("DynamoDB Local table"),
         ));
@@ -232,6 +234,16 @@ impl Api {
                 (reply, stack.recorder().counts())
             }
         }
+    }
+
+    /// `round_trips` where the meter counts them exactly (the table's meter, in process and on
+    /// DynamoDB Local), `None` on the stack: its meter counts a call as waiting on every call
+    /// that ended before it began, an upper bound that a loaded machine raises by making calls
+    /// made together look one after the other. A test compares `api.exact(seen)` with
+    /// `api.exact(expected)`, so the stack checks the calls and the other targets the round
+    /// trips too.
+    pub fn exact(&self, round_trips: u64) -> Option<u64> {
+        (!matches!(self.meter, Meter::Stack(_))).then_some(round_trips)
     }
 
     /// The calls of a read that may be repeated. The stack's meter counts a call as waiting on

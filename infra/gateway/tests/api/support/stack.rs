@@ -3,7 +3,7 @@
 
 use std::{collections::BTreeMap, path::PathBuf, sync::Arc, time::Duration};
 
-use blog_shared::{
+use blog_api::{
     config::Config,
     context::AppContext,
     ports::{
@@ -79,10 +79,11 @@ impl Api {
         .expect("config");
         let blobs = S3Blobs::new(clients.s3.clone(), reference(&stack, "UploadsBucket"));
         let queue = SqsQueue::new(clients.sqs.clone(), queue_url);
-        let ctx = AppContext::new(table.clone(), config, secret.as_bytes())
-            .with_events(Arc::new(queue))
-            .with_embedder(Arc::new(LocalEmbedder::new(512)))
-            .with_blobs(Arc::new(blobs));
+        let ctx =
+            blog_api::effects::wire(AppContext::new(table.clone(), config, secret.as_bytes()))
+                .with_events(Arc::new(queue))
+                .with_embedder(Arc::new(LocalEmbedder::new(512)))
+                .with_blobs(Arc::new(blobs));
         Api {
             transport: Transport::Http { base: stack.url().to_string(), client: http_client() },
             table,

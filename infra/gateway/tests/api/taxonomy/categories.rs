@@ -1,7 +1,7 @@
 //! The categories: the tree and the flat list, slug lookups, the rules of the administration
 //! (fields, moves, deletes) and concurrent creations of one slug.
 
-use blog_shared::taxonomy::category_count_write;
+use blog_api::taxonomy::category_count_write;
 use futures::future::join_all;
 use serde_json::{json, Value};
 

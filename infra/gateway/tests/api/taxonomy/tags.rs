@@ -1,6 +1,6 @@
 //! The tags: their administration, the list orders and limits, the hot tags.
 
-use blog_shared::taxonomy::tag_count_write;
+use blog_api::taxonomy::tag_count_write;
 use serde_json::json;
 
 use super::steps::{assert_error, assert_ok, id, tag};

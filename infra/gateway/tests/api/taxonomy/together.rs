@@ -1,7 +1,7 @@
 //! Categories and tags together: who manages them, the article counts that move on them, and
 //! what their reads cost.
 
-use blog_shared::taxonomy::{category_count_write, tag_count_write};
+use blog_api::taxonomy::{category_count_write, tag_count_write};
 use serde_json::json;
 
 use super::steps::{assert_error, assert_ok, category, id, tag};

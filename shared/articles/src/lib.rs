@@ -1,0 +1,141 @@
+//! Articles: the admin lifecycle, the content pipeline and the public reads.
+
+mod admin;
+mod admin_reads;
+pub mod authors;
+mod compose;
+pub mod content;
+pub mod envelope;
+pub mod events;
+pub mod followup;
+mod input;
+mod keys;
+mod lifecycle;
+pub mod maintenance;
+pub mod model;
+mod notify;
+mod paging;
+mod public;
+mod published;
+mod reactions;
+pub mod read;
+pub mod related;
+mod response;
+pub mod revisions;
+mod schedule;
+pub mod search;
+pub mod sitemap_pages;
+pub mod store;
+mod update;
+pub mod views;
+pub mod worker;
+
+use std::sync::Arc;
+
+pub use authors::{AuthorEffects, AuthorRename, WhenAnAuthorIsRenamed};
+pub use content::render_comment;
+pub use envelope::{ArticleError, ArticleErrorEnvelope};
+pub use model::Page;
+pub use paging::Paging;
+pub use published::{
+    latest_published, published_ids, published_stamps, published_stamps_of_pages, Listing,
+    PublishedArticle, PublishedIds, PublishedStamp,
+};
+pub use reactions::{
+    counter_add, counter_while, reaction_target, ReactionTarget, COMMENT_COUNT, LIKE_COUNT,
+};
+pub use schedule::{publish_due, run_local as run_local_schedule};
+
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use blog_core::{
+    area::{Area, Endpoints, Needs, WithPort},
+    context::AppContext,
+    http::caching,
+    ports::events::EventQueue,
+};
+
+/// Base path of the public area.
+pub const BASE: &str = "/api/v1/articles";
+/// Base path of the administration.
+pub const ADMIN_BASE: &str = "/api/v1/admin/articles";
+
+/// The public reads, anonymous (functions/articles).
+pub const PUBLIC: Area = Area::of::<PublicEndpoints>(
+    "articles",
+    "Published articles, anonymous (envelope: `code` 200, `errorCode` on errors)",
+    Needs::PUBLIC,
+);
+
+/// The article lifecycle for administrators (functions/admin-articles).
+pub const ADMIN: Area = Area::of::<AdminEndpoints>(
+    "admin-articles",
+    "Article lifecycle for administrators (same envelope as articles)",
+    Needs::TOKENS_AND_EVENTS,
+);
+
+/// The worker's state: the context, the embedder that follow-ups need and what follows an
+/// author's rename elsewhere.
+pub type Embedding = WithPort<WorkerPorts>;
+
+/// What the worker takes when it starts.
+#[derive(Clone)]
+pub struct WorkerPorts {
+    /// The embedder of the follow-ups.
+    pub embedder: Arc<dyn blog_core::ports::embedder::Embedder>,
+    /// What follows an author's rename beside the articles' heads.
+    pub authors: AuthorEffects,
+}
+
+impl blog_core::area::Port for WorkerPorts {
+    fn take(ctx: &AppContext) -> anyhow::Result<Self> {
+        Ok(Self { embedder: ctx.require_embedder()?, authors: ctx.require_effect()? })
+    }
+}
+
+/// The public reads.
+pub struct PublicEndpoints;
+
+impl Endpoints for PublicEndpoints {
+    type State = AppContext;
+
+    fn routes() -> OpenApiRouter<AppContext> {
+        let routes = OpenApiRouter::new()
+            .routes(routes!(public::list))
+            .routes(routes!(public::detail))
+            .routes(routes!(public::related));
+        OpenApiRouter::new().nest(BASE, caching::public_reads(routes))
+    }
+
+    /// Every answer is a public read's: kept while the table is unchanged; the HTTP caching
+    /// outside; a detail read counts its view outside both, seeing the reader's answer: a kept
+    /// answer counts, a revalidated read (304) does not.
+    fn layer(router: axum::Router<AppContext>, ctx: &AppContext) -> axum::Router<AppContext> {
+        let reused = blog_core::http::answers::reused(router, ctx);
+        views::counted(caching::conditional(reused, ctx.config.public_cache_max_age), ctx)
+    }
+}
+
+/// The administration's state: the context and the queue that publishing sends events to.
+pub type Publishing = WithPort<Arc<dyn EventQueue>>;
+
+/// The administration.
+pub struct AdminEndpoints;
+
+impl Endpoints for AdminEndpoints {
+    type State = Publishing;
+
+    fn routes() -> OpenApiRouter<Publishing> {
+        let routes = OpenApiRouter::new()
+            .routes(routes!(admin_reads::list, admin::create))
+            .routes(routes!(admin_reads::detail, update::update, admin::delete))
+            .routes(routes!(admin::publish))
+            .routes(routes!(admin::archive))
+            .routes(routes!(admin::unarchive))
+            .routes(routes!(schedule::schedule, schedule::unschedule))
+            .routes(routes!(revisions::list))
+            .routes(routes!(revisions::detail))
+            .routes(routes!(revisions::restore));
+        OpenApiRouter::new().nest(ADMIN_BASE, routes)
+    }
+}

@@ -1,0 +1,185 @@
+//! Envelope of the files area: `{code, message, data, timestamp}` with integer `code` 0 on
+//! success and the numeric codes of spec 7.3 on errors (which differ from the HTTP status).
+//! Every error has its own code there, so the area keeps its own enum; each case maps to a core
+//! kind for its status, and the 5xx cases answer their fixed message while the cause is logged.
+
+use axum::{
+    response::{IntoResponse, Response},
+    Json,
+};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use blog_core::http::{
+    docs::{integer_enum, string_enum, Null},
+    error::{log_internal, ApiError, Kind},
+};
+
+fn timestamp() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+/// A successful files response.
+pub struct FileOk<T>(pub T);
+
+impl<T: Serialize> IntoResponse for FileOk<T> {
+    fn into_response(self) -> Response {
+        let body =
+            FileEnvelope { code: 0, message: "success", data: self.0, timestamp: timestamp() };
+        Json(body).into_response()
+    }
+}
+
+/// Body of a successful files answer.
+#[derive(Serialize, ToSchema)]
+pub struct FileEnvelope<T> {
+    /// Always 0.
+    #[schema(schema_with = success_code)]
+    code: u32,
+    /// Always `success`.
+    #[schema(schema_with = success_message)]
+    message: &'static str,
+    /// The payload; `null` when there is none.
+    data: T,
+    /// When the answer was made, in epoch milliseconds.
+    timestamp: i64,
+}
+
+fn success_code() -> utoipa::openapi::Object {
+    integer_enum("Always 0", [0])
+}
+
+fn success_message() -> utoipa::openapi::Object {
+    string_enum("Always `success`", ["success"])
+}
+
+/// Body of a files error.
+#[derive(Serialize, ToSchema)]
+pub struct FileErrorEnvelope {
+    /// The error's code of spec 7.3 (10001 parameter, 10002 unauthorized, 11002 type not
+    /// allowed, 11003 too large, 11004 bad name, 11006 storage failure, 11007 signing failure,
+    /// 11008 not found, ...), which differs from the HTTP status.
+    #[schema(schema_with = error_codes)]
+    code: u32,
+    /// What is wrong, in plain words.
+    message: String,
+    /// Always `null`.
+    data: Null,
+    /// When the answer was made, in epoch milliseconds.
+    timestamp: i64,
+}
+
+fn error_codes() -> utoipa::openapi::Object {
+    use FileError as E;
+    let failure = || anyhow::anyhow!("");
+    let kinds = [
+        E::Validation(String::new()),
+        E::Unauthorized(String::new()),
+        E::Forbidden(String::new()),
+        E::UploadFailed(failure()),
+        E::InvalidType(String::new()),
+        E::ExceedMaxSize(String::new()),
+        E::InvalidName(String::new()),
+        E::Storage(failure()),
+        E::PresignFailed(failure()),
+        E::NotFound,
+    ];
+    integer_enum(
+        "The code of spec 7.3, which differs from the HTTP status",
+        kinds.iter().map(|kind| i64::from(kind.kind_and_code().1)),
+    )
+}
+
+/// Errors of the files area (spec 7.3).
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    /// 10001 / 400.
+    #[error("{0}")]
+    Validation(String),
+    /// 10002 / 401.
+    #[error("{0}")]
+    Unauthorized(String),
+    /// 10003 / 403.
+    #[error("{0}")]
+    Forbidden(String),
+    /// 11001 / 500 FILE_UPLOAD_FAILED.
+    #[error("upload failed")]
+    UploadFailed(#[source] anyhow::Error),
+    /// 11002 / 400 FILE_INVALID_TYPE.
+    #[error("{0}")]
+    InvalidType(String),
+    /// 11003 / 400 FILE_EXCEED_MAX_SIZE.
+    #[error("{0}")]
+    ExceedMaxSize(String),
+    /// 11004 / 400 FILE_INVALID_NAME.
+    #[error("{0}")]
+    InvalidName(String),
+    /// 11006 / 500 FILE_STORAGE_ERROR.
+    #[error("storage service failure")]
+    Storage(#[source] anyhow::Error),
+    /// 11007 / 500 FILE_PRESIGNED_URL_FAILED.
+    #[error("pre-signed address could not be created")]
+    PresignFailed(#[source] anyhow::Error),
+    /// 11008 / 404 FILE_NOT_FOUND.
+    #[error("file does not exist")]
+    NotFound,
+}
+
+impl FileError {
+    /// The core kind (which fixes the HTTP status) and the code of spec 7.3.
+    fn kind_and_code(&self) -> (Kind, u32) {
+        match self {
+            Self::Validation(_) => (Kind::Invalid, 10001),
+            Self::Unauthorized(_) => (Kind::Unauthorized, 10002),
+            Self::Forbidden(_) => (Kind::Forbidden, 10003),
+            Self::UploadFailed(_) => (Kind::Internal, 11001),
+            Self::InvalidType(_) => (Kind::Invalid, 11002),
+            Self::ExceedMaxSize(_) => (Kind::Invalid, 11003),
+            Self::InvalidName(_) => (Kind::Invalid, 11004),
+            Self::Storage(_) => (Kind::Internal, 11006),
+            Self::PresignFailed(_) => (Kind::Internal, 11007),
+            Self::NotFound => (Kind::NotFound, 11008),
+        }
+    }
+}
+
+impl From<blog_core::ports::table::TableError> for FileError {
+    fn from(error: blog_core::ports::table::TableError) -> Self {
+        Self::Storage(error.into())
+    }
+}
+
+impl IntoResponse for FileError {
+    fn into_response(self) -> Response {
+        let (kind, code) = self.kind_and_code();
+        let status = kind.status();
+        if let Self::UploadFailed(e) | Self::Storage(e) | Self::PresignFailed(e) = &self {
+            log_internal(e);
+        }
+        let body = FileErrorEnvelope {
+            code,
+            message: self.to_string(),
+            data: Null,
+            timestamp: timestamp(),
+        };
+        (status, Json(body)).into_response()
+    }
+}
+
+impl ApiError for FileError {
+    fn kind(&self) -> Kind {
+        self.kind_and_code().0
+    }
+    fn invalid(message: impl Into<String>) -> Self {
+        Self::Validation(message.into())
+    }
+    fn unauthorized(message: impl Into<String>) -> Self {
+        Self::Unauthorized(message.into())
+    }
+    fn forbidden(message: impl Into<String>) -> Self {
+        Self::Forbidden(message.into())
+    }
+    fn internal(error: anyhow::Error) -> Self {
+        Self::Storage(error)
+    }
+}

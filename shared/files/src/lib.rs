@@ -1,0 +1,52 @@
+//! Files: pre-signed uploads straight to object storage (staged until confirmed), confirmation
+//! that checks the uploaded bytes, metadata, time-limited access URLs, deletion, and instant
+//! upload of content the caller stored already. Records live in the table; bytes never pass
+//! through the service (the blobs port signs URLs instead).
+
+mod confirm;
+pub mod envelope;
+mod handlers;
+pub mod input;
+pub mod model;
+mod removal;
+pub mod repo;
+mod served;
+pub mod staging;
+
+use std::sync::Arc;
+
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use blog_core::{
+    area::{Area, Endpoints, Needs, WithPort},
+    ports::blobs::Blobs,
+};
+
+/// Base path of the area.
+pub const BASE: &str = "/api/v1/files";
+
+/// Pre-signed uploads and file records; every route needs a token (functions/files).
+pub const AREA: Area = Area::of::<FilesEndpoints>(
+    "files",
+    "Pre-signed uploads and file records (envelope: numeric codes and `timestamp`)",
+    Needs::TOKENS_AND_BLOBS,
+);
+
+/// The files area's state: the context and the object storage it cannot work without.
+pub type FilesContext = WithPort<Arc<dyn Blobs>>;
+
+/// The files area's endpoints.
+pub struct FilesEndpoints;
+
+impl Endpoints for FilesEndpoints {
+    type State = FilesContext;
+
+    fn routes() -> OpenApiRouter<FilesContext> {
+        let routes = OpenApiRouter::new()
+            .routes(routes!(handlers::presigned))
+            .routes(routes!(confirm::confirm))
+            .routes(routes!(handlers::metadata, handlers::delete))
+            .routes(routes!(handlers::access_url));
+        OpenApiRouter::new().nest(BASE, routes)
+    }
+}
