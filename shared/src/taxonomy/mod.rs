@@ -1,8 +1,8 @@
 //! Categories and tags: public reads, administration, and what the articles and feeds features
 //! use of them, all exported here at the root: the counters articles change inside their own
 //! transactions, the listing partitions, lookups that decode the records for them
-//! ([`category_name`], [`tag_labels`], [`published_count`], the slug lookups and lists of the
-//! feeds and the sitemap), and the trait through which their changes reach the articles
+//! ([`category_name`], [`tag_labels`], [`published_count`], the slug lookups of the articles
+//! of a tag or category and of the feeds, the slug lists of the sitemap), and the trait through which their changes reach the articles
 //! ([`Followers`]).
 
 pub mod categories;
