@@ -2,7 +2,10 @@
 
 use serde::Deserialize;
 use serde_json::Value;
-use utoipa::{IntoParams, ToSchema};
+use utoipa::{
+    openapi::path::{Parameter, ParameterIn},
+    IntoParams, ToSchema,
+};
 
 use blog_core::{
     codes::Coded,
@@ -195,6 +198,63 @@ pub struct ListQuery {
     status: Option<String>,
 }
 
+/// The query of a tag's articles (`/tags/slug/{slug}/articles`): the parameters of
+/// [`ListQuery`] but `tagId`, which the path names.
+pub struct TagArticlesQuery;
+
+impl IntoParams for TagArticlesQuery {
+    fn into_params(parameter_in: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        list_parameters_but(PathFilter::Tag, parameter_in)
+    }
+}
+
+/// The query of a category's articles (`/categories/slug/{slug}/articles`): the parameters of
+/// [`ListQuery`] but `categoryId`, which the path names.
+pub struct CategoryArticlesQuery;
+
+impl IntoParams for CategoryArticlesQuery {
+    fn into_params(parameter_in: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        list_parameters_but(PathFilter::Category, parameter_in)
+    }
+}
+
+/// The documentation of [`ListQuery`]'s parameters without the filter a path names.
+fn list_parameters_but(
+    named: PathFilter,
+    parameter_in: impl Fn() -> Option<ParameterIn>,
+) -> Vec<Parameter> {
+    let mut parameters = ListQuery::into_params(parameter_in);
+    parameters.retain(|parameter| parameter.name != named.parameter());
+    parameters
+}
+
+/// The filter the path of a tag's or a category's articles names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathFilter {
+    /// `/tags/slug/{slug}/articles`: the tag.
+    Tag,
+    /// `/categories/slug/{slug}/articles`: the category.
+    Category,
+}
+
+impl PathFilter {
+    /// The list's query parameter of this filter.
+    pub fn parameter(self) -> &'static str {
+        match self {
+            Self::Tag => "tagId",
+            Self::Category => "categoryId",
+        }
+    }
+
+    /// What the slug names, in words.
+    pub fn kind(self) -> &'static str {
+        match self {
+            Self::Tag => "tag",
+            Self::Category => "category",
+        }
+    }
+}
+
 /// A validated list query.
 pub struct Listing {
     /// From 1.
@@ -237,6 +297,33 @@ impl Listing {
              with categoryId, tagId or keyword",
             self.page, self.size
         )))
+    }
+
+    /// Refuses the query's own filter of what the path names (`tagId` on a tag's articles,
+    /// `categoryId` on a category's): 400 PARAM_ERROR naming it. An empty one is absent, as in
+    /// the list.
+    pub fn without(self, named: PathFilter) -> Result<Self, ArticleError> {
+        let given = match named {
+            PathFilter::Tag => self.tag_id.is_some(),
+            PathFilter::Category => self.category_id.is_some(),
+        };
+        if given {
+            return Err(invalid(format!(
+                "{} is not taken here: the path names the {}",
+                named.parameter(),
+                named.kind()
+            )));
+        }
+        Ok(self)
+    }
+
+    /// This listing narrowed to the tag or category `id` the path names.
+    pub fn named(mut self, named: PathFilter, id: u64) -> Self {
+        match named {
+            PathFilter::Tag => self.tag_id = Some(id),
+            PathFilter::Category => self.category_id = Some(id),
+        }
+        self
     }
 }
 
@@ -328,6 +415,40 @@ mod tests {
             let error = validate(body.clone()).unwrap_err();
             assert!(error.contains(field), "{body}: {error}");
         }
+    }
+
+    fn listing(query: &str) -> Listing {
+        let query: ListQuery = serde_urlencoded::from_str(query).unwrap();
+        query.validate().map_err(|e| e.to_string()).unwrap()
+    }
+
+    #[test]
+    fn a_page_by_slug_documents_the_lists_parameters_but_the_one_its_path_names() {
+        let names = |parameters: Vec<Parameter>| -> Vec<String> {
+            parameters.into_iter().map(|parameter| parameter.name).collect()
+        };
+        let query = || Some(ParameterIn::Query);
+        let list = names(ListQuery::into_params(query));
+        assert_eq!(list, ["page", "current", "size", "categoryId", "tagId", "keyword"]);
+        let tag = names(TagArticlesQuery::into_params(query));
+        assert_eq!(tag, ["page", "current", "size", "categoryId", "keyword"]);
+        let category = names(CategoryArticlesQuery::into_params(query));
+        assert_eq!(category, ["page", "current", "size", "tagId", "keyword"]);
+    }
+
+    #[test]
+    fn the_filter_a_path_names_is_refused_in_its_query_and_then_set_from_the_path() {
+        let refused = listing("tagId=3").without(PathFilter::Tag).err().unwrap().to_string();
+        assert!(refused.starts_with("tagId "), "{refused}");
+        let refused = listing("categoryId=3").without(PathFilter::Category).err().unwrap();
+        assert!(refused.to_string().starts_with("categoryId "), "{refused}");
+        let tagged = listing("categoryId=3&tagId=&keyword=x").without(PathFilter::Tag).unwrap();
+        let tagged = tagged.named(PathFilter::Tag, 9);
+        assert_eq!((tagged.category_id, tagged.tag_id), (Some(3), Some(9)));
+        assert_eq!(tagged.keyword.as_deref(), Some("x"));
+        let filed = listing("tagId=4").without(PathFilter::Category).unwrap();
+        let filed = filed.named(PathFilter::Category, 2);
+        assert_eq!((filed.category_id, filed.tag_id), (Some(2), Some(4)));
     }
 
     #[test]

@@ -57,6 +57,9 @@ use blog_core::{
 
 /// Base path of the public area.
 pub const BASE: &str = "/api/v1/articles";
+/// Base path of the public area's pages of a tag or category, which sit beside the taxonomy's
+/// reads by slug (`/tags/slug/{slug}/articles`, `/categories/slug/{slug}/articles`).
+const BY_SLUG_BASE: &str = "/api/v1";
 /// Base path of the administration.
 pub const ADMIN_BASE: &str = "/api/v1/admin/articles";
 
@@ -104,7 +107,12 @@ impl Endpoints for PublicEndpoints {
             .routes(routes!(public::list))
             .routes(routes!(public::detail))
             .routes(routes!(public::related));
-        OpenApiRouter::new().nest(BASE, caching::public_reads(routes))
+        let by_slug = OpenApiRouter::new()
+            .routes(routes!(public::by_tag))
+            .routes(routes!(public::by_category));
+        OpenApiRouter::new()
+            .nest(BASE, caching::public_reads(routes))
+            .nest(BY_SLUG_BASE, caching::public_reads(by_slug))
     }
 
     /// Every answer is a public read's: kept while the table is unchanged; the HTTP caching

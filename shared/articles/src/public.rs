@@ -1,7 +1,9 @@
-//! Handlers of /api/v1/articles (anonymous).
+//! Handlers of /api/v1/articles (anonymous), and of the articles of one tag or category by its
+//! slug (/api/v1/tags/slug/{slug}/articles, /api/v1/categories/slug/{slug}/articles): the
+//! public list's page of that tag or category.
 
 use axum::{
-    extract::State,
+    extract::{rejection::PathRejection, Path, State},
     http::{header::LAST_MODIFIED, HeaderMap, HeaderValue},
 };
 
@@ -13,10 +15,11 @@ use blog_core::{
         Failure,
     },
 };
+use blog_taxonomy as taxonomy;
 
 use super::{
     envelope::{ArticleEnvelope, ArticleError, ArticleErrorEnvelope, ArticleOk},
-    input::ListQuery,
+    input::{CategoryArticlesQuery, ListQuery, Listing, PathFilter, TagArticlesQuery},
     model::{ArticleHead, Detail, ListItem, Page, RelatedItem, Status},
     read::{self, Filter},
     related,
@@ -91,7 +94,15 @@ pub async fn list(
     State(ctx): State<AppContext>,
     QueryParams(query, ..): QueryParams<ListQuery, ArticleError>,
 ) -> Result<ArticleOk<Page<ListItem>>, ArticleError> {
-    let listing = query.validate()?.within_public_depth()?;
+    public_page(&ctx, query.validate()?.within_public_depth()?).await
+}
+
+/// The public list's page of a validated listing: the list and the articles of a tag or a
+/// category answer the same page for the same filters.
+async fn public_page(
+    ctx: &AppContext,
+    listing: Listing,
+) -> Result<ArticleOk<Page<ListItem>>, ArticleError> {
     let filter = Filter {
         category_id: listing.category_id,
         tag_id: listing.tag_id,
@@ -100,6 +111,98 @@ pub async fn list(
     let found = read::public_page(ctx.table.as_ref(), &filter, listing.page, listing.size).await?;
     let records = found.heads.iter().map(ArticleHead::list_item).collect();
     Ok(ArticleOk::ok(Page::new(records, found.total, listing.page, listing.size, listing.current)))
+}
+
+/// The public list's page of the tag or category whose slug the path names: the query is
+/// checked first (400 without reading), then the slug's marker read (404 NOT_FOUND when no
+/// tag or category holds it, a string that cannot be a slug included, as the taxonomy's and
+/// the feeds' reads by slug answer), then the page read as the list reads it.
+async fn page_by_slug(
+    ctx: &AppContext,
+    named: PathFilter,
+    slug: Result<Path<String>, PathRejection>,
+    query: ListQuery,
+) -> Result<ArticleOk<Page<ListItem>>, ArticleError> {
+    let listing = query.validate()?.within_public_depth()?.without(named)?;
+    // A segment that does not decode to UTF-8 names no slug either.
+    let slug = slug.map(|Path(slug)| slug).unwrap_or_default();
+    let table = ctx.table.as_ref();
+    let id = match named {
+        PathFilter::Tag => taxonomy::tag_id_by_slug(table, &slug).await?,
+        PathFilter::Category => taxonomy::category_id_by_slug(table, &slug).await?,
+    };
+    let Some(id) = id else {
+        // Cut short: it comes from the path.
+        let slug: String = slug.chars().take(60).collect();
+        let kind = named.kind();
+        return Err(Failure::NotFound(format!("no {kind} has the slug `{slug}`")).into());
+    };
+    public_page(ctx, listing.named(named, id)).await
+}
+
+/// A page of the published articles carrying a tag, pinned first, then newest.
+///
+/// Exactly the page of `GET /api/v1/articles?tagId=<the tag's id>`: the same paging (`page` or
+/// `current`, `size`, at most 1,000 articles deep) and filters (`categoryId`, `keyword`);
+/// `tagId` is refused, since the path names the tag.
+#[utoipa::path(
+    get,
+    path = "/tags/slug/{slug}/articles",
+    operation_id = "listTagArticles",
+    tag = "articles",
+    params(
+        ("slug" = String, Path, min_length = 1, description = "The tag's slug"),
+        TagArticlesQuery,
+    ),
+    responses(
+        (status = 200, description = "A page of the tag's published articles, pinned first, \
+            then newest", body = ArticleEnvelope<Page<ListItem>>),
+        (status = 400, description = "A parameter out of range, a page deeper than 1,000 \
+            articles (`page` × `size`), or a `tagId` (PARAM_ERROR)", body = ArticleErrorEnvelope),
+        (status = 404, description = "No tag has this slug (NOT_FOUND)",
+            body = ArticleErrorEnvelope),
+        (status = 500, description = INTERNAL, body = ArticleErrorEnvelope),
+    )
+)]
+pub async fn by_tag(
+    State(ctx): State<AppContext>,
+    slug: Result<Path<String>, PathRejection>,
+    QueryParams(query, ..): QueryParams<ListQuery, ArticleError>,
+) -> Result<ArticleOk<Page<ListItem>>, ArticleError> {
+    page_by_slug(&ctx, PathFilter::Tag, slug, query).await
+}
+
+/// A page of the published articles of a category, pinned first, then newest.
+///
+/// Exactly the page of `GET /api/v1/articles?categoryId=<the category's id>`: the same paging
+/// (`page` or `current`, `size`, at most 1,000 articles deep) and filters (`tagId`, `keyword`);
+/// `categoryId` is refused, since the path names the category.
+#[utoipa::path(
+    get,
+    path = "/categories/slug/{slug}/articles",
+    operation_id = "listCategoryArticles",
+    tag = "articles",
+    params(
+        ("slug" = String, Path, min_length = 1, description = "The category's slug"),
+        CategoryArticlesQuery,
+    ),
+    responses(
+        (status = 200, description = "A page of the category's published articles, pinned \
+            first, then newest", body = ArticleEnvelope<Page<ListItem>>),
+        (status = 400, description = "A parameter out of range, a page deeper than 1,000 \
+            articles (`page` × `size`), or a `categoryId` (PARAM_ERROR)",
+            body = ArticleErrorEnvelope),
+        (status = 404, description = "No category has this slug (NOT_FOUND)",
+            body = ArticleErrorEnvelope),
+        (status = 500, description = INTERNAL, body = ArticleErrorEnvelope),
+    )
+)]
+pub async fn by_category(
+    State(ctx): State<AppContext>,
+    slug: Result<Path<String>, PathRejection>,
+    QueryParams(query, ..): QueryParams<ListQuery, ArticleError>,
+) -> Result<ArticleOk<Page<ListItem>>, ArticleError> {
+    page_by_slug(&ctx, PathFilter::Category, slug, query).await
 }
 
 /// A published or archived article (one read); drafts and deleted ones are 404.

@@ -1,9 +1,10 @@
 //! Categories and tags: public reads, administration, and what the articles and feeds features
 //! use of them, all exported here at the root: the counters articles change inside their own
 //! transactions, the listing partitions, lookups that decode the records for them
-//! ([`category_name`], [`tag_labels`], [`published_count`], the slug lookups and lists of the
-//! feeds and the sitemap), and what their changes cause in the articles
-//! ([`WhenTaxonomyChanges`], wired where the features are composed).
+//! ([`category_name`], [`tag_labels`], [`published_count`], the slug lookups of the articles
+//! of a tag or category and of the feeds, the slug lists of the sitemap), and what their
+//! changes cause in the articles ([`WhenTaxonomyChanges`], wired where the features are
+//! composed).
 
 pub mod categories;
 mod effects;

@@ -1,6 +1,7 @@
 //! What the articles and feeds features read of categories and tags, so that they never decode
 //! their records: a category's name, the labels of tags, the count of published articles that
-//! heads a listing partition, the ids behind slugs and every slug (the feeds and the sitemap).
+//! heads a listing partition, the ids behind slugs (the articles of a tag or category, the
+//! feeds) and every slug (the sitemap).
 
 use blog_core::{
     ports::table::{Item, Key, Table, TableError},

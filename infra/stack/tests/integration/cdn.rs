@@ -18,16 +18,18 @@ use serde_json::{json, Value};
 /// The public reads: the GET routes whose answers carry HTTP caching (`http::caching`), which a
 /// CDN may cache. A new cached route (the feeds and the sitemap) goes here, with its behaviour
 /// in template.yaml.
-const CACHED: [&str; 18] = [
+const CACHED: [&str; 20] = [
     "/api/v1/articles",
     "/api/v1/articles/{id}",
     "/api/v1/articles/{id}/related",
     "/api/v1/categories",
     "/api/v1/categories/tree",
     "/api/v1/categories/slug/{slug}",
+    "/api/v1/categories/slug/{slug}/articles",
     "/api/v1/tags",
     "/api/v1/tags/hot",
     "/api/v1/tags/slug/{slug}",
+    "/api/v1/tags/slug/{slug}/articles",
     "/api/v1/comments/tree",
     "/api/v1/feeds/rss.xml",
     "/api/v1/feeds/atom.xml",

@@ -251,7 +251,9 @@ async fn replay_articles(ctx: &AppContext, values: &mut HashMap<&str, String>) {
 
 /// Replays the feeds' and the sitemap's events on the published sample article, the sample
 /// category and tag created again for their feeds: XML of its content type, the article in the
-/// whole blog's feeds and in the sitemap, self links and locations on the configured base URL.
+/// whole blog's feeds and in the sitemap, self links and locations on the configured base URL;
+/// then the articles of that category and tag by slug (an empty page: the article carries
+/// neither).
 async fn replay_feeds(ctx: &AppContext, values: &HashMap<&str, String>) {
     for folder in ["categories", "tags"] {
         let service = lambda::service(
@@ -294,6 +296,11 @@ async fn replay_feeds(ctx: &AppContext, values: &HashMap<&str, String>) {
                 "{file}: {body}"
             );
         }
+    }
+    for file in ["tag-articles", "category-articles"] {
+        let (status, body) = invoke(&public, event(&format!("articles/{file}.json"), values)).await;
+        assert_eq!((status, &body["code"]), (200, &Value::from(200)), "{file}: {body}");
+        assert_eq!(body["data"]["total"], Value::from(0), "{file}: {body}");
     }
 }
 

@@ -1,6 +1,7 @@
 //! API tests of the public and admin article areas, on both adapter sets.
 
 // The worker suite builds its articles with these steps too.
+mod by_slug;
 pub(crate) mod cases;
 mod categories_and_tags;
 mod races;
@@ -30,6 +31,11 @@ on_every_target!(
     reads::the_public_list_filters_by_category_tag_and_keyword,
     reads::list_parameters_are_validated,
     reads::a_public_page_deeper_than_1000_articles_is_refused_without_reading,
+    by_slug::a_tags_articles_are_the_list_filtered_by_its_id,
+    by_slug::a_categorys_articles_are_the_list_filtered_by_its_id,
+    by_slug::an_unknown_or_malformed_slug_is_not_found_in_the_articles_envelope,
+    by_slug::the_pages_by_slug_take_the_lists_parameters_and_refuse_the_paths_filter,
+    by_slug::a_page_by_slug_reads_the_slugs_marker_then_what_the_list_reads,
     search::a_keyword_search_reads_at_most_1000_matches_in_all_its_words,
     reads::the_public_detail_shows_published_and_archived_only,
     reads::every_field_has_its_spec_type,

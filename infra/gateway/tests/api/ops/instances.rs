@@ -126,9 +126,8 @@ pub async fn a_logger_level_reaches_another_running_instance_within_its_refresh_
     let name = LoggerName::parse("blog_files").unwrap();
     assert_eq!(other.ctx.telemetry.levels.levels_of(&name).effective, Level::Info);
     let body = json!({"configuredLevel": "TRACE"});
-    let set = api
-        .call("POST", "/actuator/loggers/blog_files", api.actuator_token(), Some(body))
-        .await;
+    let set =
+        api.call("POST", "/actuator/loggers/blog_files", api.actuator_token(), Some(body)).await;
     assert_eq!(set.status, 204);
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while other.ctx.telemetry.levels.levels_of(&name).effective != Level::Trace {

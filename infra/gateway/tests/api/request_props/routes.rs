@@ -85,6 +85,10 @@ const LIST_PARAMS: &[&str] = &["page", "current", "size", "categoryId", "tagId",
 /// Routes that read query parameters.
 pub const QUERY_ROUTES: &[Endpoint] = &[
     endpoint("GET", "/api/v1/articles", Articles, Anonymous, LIST_PARAMS),
+    // The fixture's category and tag have the slug `fuzzed`; the parameter the path names
+    // (refused there) is fuzzed too.
+    endpoint("GET", "/api/v1/tags/slug/fuzzed/articles", Articles, Anonymous, LIST_PARAMS),
+    endpoint("GET", "/api/v1/categories/slug/fuzzed/articles", Articles, Anonymous, LIST_PARAMS),
     endpoint("GET", "/api/v1/admin/articles", Articles, Admin, &["status", "page", "size"]),
     endpoint("GET", "/api/v1/admin/articles/{id}/revisions", Articles, Admin, &["page", "size"]),
     endpoint("GET", "/api/v1/articles/{id}/related", Articles, Anonymous, &["limit"]),
@@ -107,6 +111,8 @@ pub const PATH_ROUTES: &[Endpoint] = &[
     endpoint("GET", "/api/v1/sitemaps/{id}", Articles, Anonymous, &[]),
     endpoint("GET", "/api/v1/categories/slug/{id}", Taxonomy, Anonymous, &[]),
     endpoint("GET", "/api/v1/tags/slug/{id}", Taxonomy, Anonymous, &[]),
+    endpoint("GET", "/api/v1/tags/slug/{id}/articles", Articles, Anonymous, &[]),
+    endpoint("GET", "/api/v1/categories/slug/{id}/articles", Articles, Anonymous, &[]),
     endpoint("DELETE", "/api/v1/admin/tags/{id}", Taxonomy, Admin, &[]),
     endpoint("GET", "/api/v1/users/{id}", Account, Admin, &[]),
     endpoint("GET", "/api/v1/files/{id}", Files, User, &[]),
