@@ -35,16 +35,23 @@ pub fn document() -> OpenApi {
             ))
             .build(),
     );
+    let areas: Vec<&str> = crate::api::areas().map(|area| area.name).collect();
+    let description = format!(
+        "Accounts and profiles, articles with categories and tags, comments with their likes \
+         and reports, RSS and Atom feeds and the sitemap, file uploads, and the actuator. Its \
+         areas, one tag each: {}. Every answer is JSON in the envelope of its area (the feeds \
+         and the sitemap: XML); ids are at most 2^53-1; times are UTC `YYYY-MM-DDTHH:MM:SS`. \
+         Every answer to a request with `Authorization`, and every answer under /api/v1/auth, \
+         says `Cache-Control: no-store`.",
+        areas.join(", ")
+    );
     let base = OpenApiBuilder::new()
-        .info(InfoBuilder::new().title("Blog API").version(env!("CARGO_PKG_VERSION")).description(
-            Some(
-                "Accounts, profiles, articles with categories and tags, and file uploads. \
-                     Every answer is JSON in the envelope of its area; ids are at most 2^53-1; \
-                     times are UTC `YYYY-MM-DDTHH:MM:SS`. Every answer to a request with \
-                     `Authorization`, and every answer under /api/v1/auth, says \
-                     `Cache-Control: no-store`.",
-            ),
-        ))
+        .info(
+            InfoBuilder::new()
+                .title("Blog API")
+                .version(env!("CARGO_PKG_VERSION"))
+                .description(Some(description)),
+        )
         .paths(Paths::new())
         .components(Some(
             ComponentsBuilder::new()

@@ -224,6 +224,13 @@ fn any_path_segment(api: fn() -> std::pin::Pin<Box<dyn std::future::Future<Outpu
             Ok(text) => encode(text.as_bytes()),
             Err(bytes) => encode(bytes.as_bytes()),
         };
+        // A dot segment (`.`, `..`, `%2e`...) is resolved by the client's URL parser before the
+        // request leaves (WHATWG URL): `/tags/slug/./articles` is sent as `/tags/slug/articles`,
+        // another route, so it is no case of this one.
+        let dots = segment.to_ascii_lowercase().replace("%2e", ".");
+        if dots == "." || dots == ".." {
+            return Ok(());
+        }
         let uri = route.path.replace("{id}", &segment);
         rt.block_on(fixture.send(route, &uri, None, Vec::new()))
     });
