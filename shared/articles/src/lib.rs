@@ -1,34 +1,25 @@
-//! Articles: the admin lifecycle, the content pipeline and the public reads.
+//! Articles: the admin lifecycle, the content pipeline and the public reads, in rooms by role:
+//! `http/` (the handlers of both areas, their inputs, answers and envelope, and the write paths
+//! they run: compose, update, lifecycle, revisions), `store/` (keys, records, reads, the
+//! transaction of a change, what other features read), `worker/` (the follow-ups of the queue's
+//! events, related articles, the sitemap's pages, notifications, scheduled publishing),
+//! `content/` (the Markdown pipeline) and `views/` (reader statistics).
 
-mod admin;
-mod admin_reads;
-pub mod authors;
-mod compose;
-pub mod content;
-pub mod envelope;
-pub mod events;
-pub mod followup;
-mod input;
-mod keys;
-mod lifecycle;
-pub mod maintenance;
-pub mod model;
-mod notify;
-mod paging;
-mod public;
-mod published;
-mod reactions;
-pub mod read;
-pub mod related;
-mod response;
-pub mod revisions;
-mod schedule;
-pub mod search;
-pub mod sitemap_pages;
+mod http;
 pub mod store;
-mod update;
-pub mod views;
 pub mod worker;
+
+pub mod content;
+pub mod views;
+
+// Each module of the rooms at the crate's root, where the rest of the crate and the other
+// crates name it.
+use http::{admin, admin_reads, compose, input, lifecycle, paging, public, response, update};
+pub use http::{envelope, revisions};
+use store::{keys, published, reactions};
+pub use store::{maintenance, model, read, search};
+pub use worker::{authors, events, followup, related, sitemap_pages};
+use worker::{notify, schedule};
 
 use std::sync::Arc;
 

@@ -15,7 +15,7 @@ use blog_core::{
     records,
 };
 
-use super::{
+use crate::{
     content, events::ArticlePublishedEvent, keys, notify, read, related, sitemap_pages, Embedding,
 };
 

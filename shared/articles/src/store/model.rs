@@ -1,5 +1,5 @@
 //! Article records (head and body) and statuses; the shapes the API answers with are in
-//! [`super::response`].
+//! [`crate::response`].
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -152,7 +152,7 @@ pub struct ArticleHead {
     /// scheduled. A scheduled draft has a schedule item in the gsi3 partition `SCHEDULED`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scheduled_at: Option<String>,
-    /// Revisions of earlier versions kept (at most [`super::revisions::MAX_REVISIONS`]).
+    /// Revisions of earlier versions kept (at most [`crate::revisions::MAX_REVISIONS`]).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub revision_count: i64,
 }
@@ -219,7 +219,7 @@ fn is_unset(value: &u64) -> bool {
     *value == 0
 }
 
-pub use super::response::{Detail, ListItem, Page, RelatedItem};
+pub use crate::response::{Detail, ListItem, Page, RelatedItem};
 
 #[cfg(test)]
 #[path = "model_tests.rs"]

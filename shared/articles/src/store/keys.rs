@@ -2,7 +2,7 @@
 
 use blog_core::{codes::Coded, ports::table::Key};
 
-use super::model::Status;
+use crate::model::Status;
 
 /// Partition of one article.
 pub fn partition(id: u64) -> String {

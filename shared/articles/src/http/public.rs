@@ -17,7 +17,7 @@ use blog_core::{
 };
 use blog_taxonomy as taxonomy;
 
-use super::{
+use crate::{
     envelope::{ArticleEnvelope, ArticleError, ArticleErrorEnvelope, ArticleOk},
     input::{CategoryArticlesQuery, ListQuery, Listing, PathFilter, TagArticlesQuery},
     model::{ArticleHead, Detail, ListItem, Page, RelatedItem, Status},

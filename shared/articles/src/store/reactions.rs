@@ -7,7 +7,7 @@ use blog_core::{
     ports::table::{n, Condition, Table, TableError, Update, Write},
 };
 
-use super::{keys, model::Status, read};
+use crate::{keys, model::Status, read};
 
 /// Head attribute: APPROVED, not deleted comments.
 pub const COMMENT_COUNT: &str = "commentCount";

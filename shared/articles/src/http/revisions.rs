@@ -25,7 +25,7 @@ use blog_core::{
 };
 use blog_users::principal::AdminOnly;
 
-use super::{
+use crate::{
     envelope::{
         ArticleEnvelope as Envelope, ArticleError, ArticleErrorEnvelope as Error, ArticleOk,
     },
@@ -112,7 +112,7 @@ impl From<StoredRevision> for Revision {
 /// Adds to `writes` the revision of `before` (replaced at `replaced_at`) and, when the article
 /// already keeps [`MAX_REVISIONS`], the deletion of its oldest (one Query, made only then);
 /// answers how many revisions the article keeps after the write.
-pub(super) async fn keep(
+pub(crate) async fn keep(
     table: &dyn Table,
     before: &ArticleHead,
     body: &ArticleBody,
@@ -208,7 +208,7 @@ pub async fn list(
         Paging::parse(query.page.as_deref(), query.current.as_deref(), query.size.as_deref())?;
     let table = ctx.table.as_ref();
     let (head, found) = futures::join!(
-        super::read::load_head(table, id),
+        crate::read::load_head(table, id),
         records::query_all(table, summaries(id).descending())
     );
     head?.filter(|h| !h.is_deleted).ok_or(ArticleError::ArticleNotFound)?;

@@ -12,7 +12,7 @@ use blog_core::ports::{
     table::{TableError, Write},
 };
 
-use super::{model::ArticleHead, Publishing};
+use crate::{model::ArticleHead, Publishing};
 
 /// Emitted when an article becomes PUBLISHED (publish, unarchive) or a published article is
 /// updated, so that its follow-up work (embedding, related lists, statistics, notification, its

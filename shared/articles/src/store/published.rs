@@ -1,7 +1,7 @@
 //! What the feeds and the sitemap read of published articles, exported at the feature's root so
 //! that they never decode an article record: the latest articles of a listing with their HTML
 //! (two round trips), and the ids and update times of published articles by id range (from the
-//! sitemap's pages, [`super::sitemap_pages`]).
+//! sitemap's pages, [`crate::sitemap_pages`]).
 
 use std::collections::HashMap;
 use std::ops::RangeInclusive;
@@ -14,7 +14,7 @@ use blog_core::{
     records::{self, number},
 };
 
-use super::{
+use crate::{
     keys,
     model::{ArticleBody, ArticleHead},
     read::{first_n, get_all},

@@ -3,6 +3,14 @@
 //! poison ones ending in the dead-letter queue), and the local gateway's in-process queue, whose
 //! delivery loop (the same retry semantics) is the events port's, beside a periodic sweep.
 
+pub mod authors;
+pub mod events;
+pub mod followup;
+pub mod notify;
+pub mod related;
+pub mod schedule;
+pub mod sitemap_pages;
+
 use std::{sync::Arc, time::Duration};
 
 use blog_core::{
@@ -14,7 +22,7 @@ use blog_core::{
     },
 };
 
-use super::{authors, events, followup, sitemap_pages, views, Embedding};
+use crate::{views, Embedding};
 
 pub use blog_core::ports::events::MAX_DELIVERIES;
 

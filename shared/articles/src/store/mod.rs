@@ -4,22 +4,27 @@
 //! changed, deleted when gone), and the counters the change moves (category and tag
 //! `articleCount`/`refCount`, per-status statistics). So counters are exact at every moment.
 
+pub mod keys;
+pub mod maintenance;
+pub mod model;
+pub mod published;
+pub mod reactions;
+pub mod read;
+pub mod search;
+
 use std::collections::BTreeMap;
 
 use blog_core::{
     codes::Coded,
     ports::table::{
-        n, s, AttributeValue, Condition, Item, Key, Table, TableError, Update, Write, PK, SK,
+        n, refused_by, s, AttributeValue, Condition, Item, Key, Table, TableError, Transaction,
+        Update, Write, PK, SK,
     },
     records,
 };
-use blog_taxonomy::{category_count_write, tag_count_write};
+use blog_taxonomy::{category_count_write, category_name, tag_count_write, tag_labels};
 
-use super::{
-    keys,
-    model::{ArticleBody, ArticleHead, Status, COUNTERS},
-    search,
-};
+use crate::model::{ArticleBody, ArticleHead, Status, COUNTERS};
 
 /// Why an article transaction was refused.
 #[derive(Debug, thiserror::Error)]
@@ -156,14 +161,10 @@ fn head_update(old: &Item, new: &Item) -> Update {
     update
 }
 
-/// What a write of the transaction stands for, to explain a cancellation.
-#[derive(Clone, Copy)]
-enum Role {
-    Head,
-    Category(u64),
-    Tag(u64),
-    Other,
-}
+/// The names of the writes whose failure says why an article transaction was refused.
+const ARTICLE: &str = "article";
+const CATEGORY_COUNT: &str = "category count";
+const TAG_COUNT: &str = "tag count";
 
 fn counter_deltas(
     before: Option<&ArticleHead>,
@@ -211,68 +212,68 @@ pub async fn save(
 ) -> Result<(), StoreError> {
     let old = before.map(derived_items).transpose()?.unwrap_or_default();
     let new = derived_items(after)?;
-    let mut writes = Vec::new();
-    let mut roles = Vec::new();
+    let mut writes = Transaction::new();
     for (sk, item) in &new {
         if sk == keys::HEAD {
-            writes.push(match before {
-                None => Write::Put { item: item.clone(), condition: Some(Condition::NotExists) },
-                Some(before) => Write::Update {
-                    key: keys::head(after.id),
-                    update: head_update(&old[keys::HEAD], item),
-                    condition: Some(unchanged(before)),
+            writes.push(
+                ARTICLE,
+                match before {
+                    None => {
+                        Write::Put { item: item.clone(), condition: Some(Condition::NotExists) }
+                    }
+                    Some(before) => Write::Update {
+                        key: keys::head(after.id),
+                        update: head_update(&old[keys::HEAD], item),
+                        condition: Some(unchanged(before)),
+                    },
                 },
-            });
-            roles.push(Role::Head);
+            );
         } else if old.get(sk) != Some(item) {
-            writes.push(Write::Put { item: item.clone(), condition: None });
-            roles.push(Role::Other);
+            writes.push("derived item", Write::Put { item: item.clone(), condition: None });
         }
     }
     for sk in old.keys().filter(|sk| !new.contains_key(*sk)) {
-        writes.push(Write::Delete {
-            key: Key::new(keys::partition(after.id), sk.clone()),
-            condition: None,
-        });
-        roles.push(Role::Other);
+        let key = Key::new(keys::partition(after.id), sk.clone());
+        writes.push("derived item", Write::Delete { key, condition: None });
     }
     if let Some(body) = body {
-        writes.push(Write::Put {
-            item: records::to_item(body, &keys::body(after.id))?,
-            condition: None,
-        });
-        roles.push(Role::Other);
+        let item = records::to_item(body, &keys::body(after.id))?;
+        writes.push("body", Write::Put { item, condition: None });
     }
     let categories = counter_deltas(before, after, |h| h.category_id.into_iter().collect());
-    for (id, (published, referenced)) in categories {
-        writes.push(category_count_write(id, published, referenced));
-        roles.push(Role::Category(id));
+    for (id, (published, referenced)) in &categories {
+        writes.push(CATEGORY_COUNT, category_count_write(*id, *published, *referenced));
     }
-    for (id, (published, referenced)) in counter_deltas(before, after, ArticleHead::tag_ids) {
-        writes.push(tag_count_write(id, published, referenced));
-        roles.push(Role::Tag(id));
+    let tags = counter_deltas(before, after, ArticleHead::tag_ids);
+    for (id, (published, referenced)) in &tags {
+        writes.push(TAG_COUNT, tag_count_write(*id, *published, *referenced));
     }
     if let Some(stats) = stats_write(before, after) {
-        writes.push(stats);
-        roles.push(Role::Other);
+        writes.push("statistics", stats);
     }
-    roles.extend(extra.iter().map(|_| Role::Other));
-    writes.extend(extra);
-    match table.transact(writes).await {
+    writes.extend("with the article", extra);
+    match writes.commit(table).await {
         Ok(()) => Ok(()),
-        Err(TableError::TransactionCancelled { failed }) => {
-            let first = failed.iter().filter_map(|i| roles.get(*i).copied());
-            let mut reason = StoreError::Stale;
-            for role in first {
-                match role {
-                    Role::Head => return Err(StoreError::Stale),
-                    Role::Category(id) => reason = StoreError::MissingCategory(id),
-                    Role::Tag(id) => reason = StoreError::MissingTag(id),
-                    Role::Other => {}
+        Err(error) if refused_by(&error, ARTICLE) => Err(StoreError::Stale),
+        // A count write is refused when its category or tag is gone: which one is read back,
+        // on this race only.
+        Err(error) if refused_by(&error, CATEGORY_COUNT) => {
+            for id in categories.keys() {
+                if category_name(table, *id).await?.is_none() {
+                    return Err(StoreError::MissingCategory(*id));
                 }
             }
-            Err(reason)
+            Err(StoreError::Stale)
         }
+        Err(error) if refused_by(&error, TAG_COUNT) => {
+            let ids: Vec<u64> = tags.keys().copied().collect();
+            let existing: Vec<u64> = tag_labels(table, &ids).await?.iter().map(|t| t.id).collect();
+            match ids.into_iter().find(|id| !existing.contains(id)) {
+                Some(id) => Err(StoreError::MissingTag(id)),
+                None => Err(StoreError::Stale),
+            }
+        }
+        Err(TableError::Refused { .. }) => Err(StoreError::Stale),
         Err(other) => Err(other.into()),
     }
 }

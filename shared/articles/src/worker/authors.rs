@@ -23,7 +23,7 @@ use blog_core::{
     records::{number, query_all, update_if_older},
 };
 
-use super::{followup::Outcome, keys, Embedding};
+use crate::{followup::Outcome, keys, Embedding};
 
 /// The `type` of the event (as the users feature writes it).
 pub const AUTHOR_RENAMED: &str = "AuthorRenamedEvent";

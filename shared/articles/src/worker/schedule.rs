@@ -29,7 +29,7 @@ use blog_core::{
 };
 use blog_users::principal::AdminOnly;
 
-use super::{
+use crate::{
     admin::change,
     envelope::{
         ArticleEnvelope as Envelope, ArticleError, ArticleErrorEnvelope as Error, ArticleOk,

@@ -8,7 +8,7 @@ use blog_core::{
     http::docs::{api_time, api_time_or_null, id_string, id_string_or_empty},
 };
 
-use super::model::{ArticleBody, ArticleHead, TagRef};
+use crate::model::{ArticleBody, ArticleHead, TagRef};
 
 impl ArticleHead {
     /// The list item of the API.

@@ -10,7 +10,7 @@ use blog_core::http::{
 };
 use blog_users::principal::{author_card, AdminOnly, Principal};
 
-use super::{
+use crate::{
     admin::{existing, store_error},
     compose::{apply, taxonomy_of},
     envelope::{
@@ -60,7 +60,7 @@ pub async fn update(
 /// Writes `input` over article `id` as `editor`: the new version, the revision of the one it
 /// replaces (dropping the oldest past [`revisions::MAX_REVISIONS`]), and the publication event
 /// when the article is published, in one transaction conditioned on the version read.
-pub(super) async fn update_article(
+pub(crate) async fn update_article(
     ctx: &Publishing,
     editor: &Principal,
     id: u64,

@@ -15,7 +15,7 @@ use blog_core::{
 };
 use blog_users::principal::AdminOnly;
 
-use super::{
+use crate::{
     compose::{apply, taxonomy_of},
     envelope::{
         ArticleEnvelope as Envelope, ArticleError, ArticleErrorEnvelope as Error, ArticleOk,
@@ -38,7 +38,7 @@ const NOT_FOUND: &str = "No such article, or a deleted one (ARTICLE_NOT_FOUND)";
 /// Attempts of a state change that lost a race before the answer reflects the new state.
 const ATTEMPTS: usize = 5;
 
-pub(super) fn store_error(error: StoreError) -> ArticleError {
+pub(crate) fn store_error(error: StoreError) -> ArticleError {
     match error {
         StoreError::Stale => ArticleError::VersionConflict,
         StoreError::MissingCategory(_) | StoreError::MissingTag(_) => {
@@ -119,7 +119,7 @@ pub async fn create(
     Ok(ArticleOk { message: "article created successfully", ..ArticleOk::ok(head.id.to_string()) })
 }
 
-pub(super) async fn existing(
+pub(crate) async fn existing(
     ctx: &AppContext,
     id: u64,
 ) -> Result<(ArticleHead, ArticleBody), ArticleError> {
@@ -133,7 +133,7 @@ pub(super) async fn existing(
 /// change landed in between (so a refused transition reflects the latest state). A change that
 /// leaves the article published emits ArticlePublishedEvent through the outbox, one that
 /// unpublishes it (archive, delete) its withdrawal; an edit that changes nothing writes nothing.
-pub(super) async fn change(
+pub(crate) async fn change(
     ctx: &Publishing,
     id: u64,
     edit: impl Fn(&ArticleHead) -> Result<ArticleHead, ArticleError>,

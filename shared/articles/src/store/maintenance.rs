@@ -9,7 +9,7 @@ use blog_core::{
 };
 use blog_taxonomy::TagLabel;
 
-use super::{
+use crate::{
     keys,
     model::{ArticleHead, TagRef},
     read,

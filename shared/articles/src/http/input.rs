@@ -15,7 +15,7 @@ use blog_core::{
     },
 };
 
-use super::{envelope::ArticleError, model::Status};
+use crate::{envelope::ArticleError, model::Status};
 
 /// Most tags one article may carry.
 pub const MAX_TAGS: usize = 10;

@@ -18,7 +18,7 @@ use blog_core::{
     records::{self, query_all},
 };
 
-use super::{
+use crate::{
     keys,
     model::{ArticleHead, Status},
 };

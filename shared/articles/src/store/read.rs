@@ -14,7 +14,7 @@ use blog_core::{
 };
 use blog_taxonomy::{self as taxonomy};
 
-use super::{
+use crate::{
     input::MAX_PUBLIC_DEPTH,
     keys,
     model::{ArticleBody, ArticleHead, Status},
@@ -54,7 +54,7 @@ pub async fn load_head(table: &dyn Table, id: u64) -> Result<Option<ArticleHead>
 }
 
 /// Reads items by key, 100 keys per call.
-pub(super) async fn get_all(table: &dyn Table, keys: &[Key]) -> Result<Vec<Item>, TableError> {
+pub(crate) async fn get_all(table: &dyn Table, keys: &[Key]) -> Result<Vec<Item>, TableError> {
     let mut items = Vec::with_capacity(keys.len());
     for chunk in keys.chunks(100) {
         items.extend(table.get_many(chunk).await?);
@@ -63,7 +63,7 @@ pub(super) async fn get_all(table: &dyn Table, keys: &[Key]) -> Result<Vec<Item>
 }
 
 /// Reads up to `n` items of a query in order, following continuation keys.
-pub(super) async fn first_n(
+pub(crate) async fn first_n(
     table: &dyn Table,
     mut query: Query,
     n: usize,

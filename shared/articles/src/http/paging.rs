@@ -3,7 +3,7 @@
 
 use blog_core::http::Failure;
 
-use super::Page;
+use crate::Page;
 
 /// The page asked for.
 pub struct Paging {

@@ -29,7 +29,7 @@ use blog_core::{
     records::{self, number, query_all},
 };
 
-use super::{keys, model::ArticleHead, published::PublishedStamp, read};
+use crate::{keys, model::ArticleHead, published::PublishedStamp, read};
 
 /// Article ids per page item.
 pub const IDS_PER_PAGE: u64 = 1_000;

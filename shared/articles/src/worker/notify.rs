@@ -10,7 +10,7 @@ use blog_core::{
     records,
 };
 
-use super::{events::ArticlePublishedEvent, model::ArticleHead};
+use crate::{events::ArticlePublishedEvent, model::ArticleHead};
 
 /// Header carrying `sha256=<hex HMAC of "<timestamp>.<body>">`.
 #[cfg_attr(not(feature = "webhook"), allow(dead_code))]

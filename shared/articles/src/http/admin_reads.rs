@@ -11,7 +11,7 @@ use blog_core::{
 };
 use blog_users::principal::AdminOnly;
 
-use super::{
+use crate::{
     admin::existing,
     envelope::{
         ArticleEnvelope as Envelope, ArticleError, ArticleErrorEnvelope as Error, ArticleOk,

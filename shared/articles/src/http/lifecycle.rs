@@ -1,6 +1,6 @@
 //! The status transitions of spec 3.1, as one table.
 
-use super::{envelope::ArticleError, model::Status};
+use crate::{envelope::ArticleError, model::Status};
 
 /// A state-changing operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use futures::join;
 use blog_core::{context::AppContext, http::Failure, ports::table::Table};
 use blog_taxonomy::{self as taxonomy};
 
-use super::{
+use crate::{
     content,
     envelope::ArticleError,
     input::{Validated, MAX_BODY_BYTES},
@@ -15,7 +15,7 @@ use super::{
 
 /// The category name and tag references of a body: one GetItem and one BatchGetItem, made
 /// together. A missing category is reported before a missing tag.
-pub(super) async fn taxonomy_of(
+pub(crate) async fn taxonomy_of(
     ctx: &AppContext,
     input: &Validated,
 ) -> Result<(Option<String>, Vec<TagRef>), ArticleError> {
@@ -49,7 +49,7 @@ async fn tag_refs(table: &dyn Table, input: &Validated) -> Result<Vec<TagRef>, A
 
 /// Runs the content pipeline: render (sanitised), table of contents, summary. Content whose
 /// rendering would not fit one item is a PARAM_ERROR naming `content`.
-pub(super) fn apply(
+pub(crate) fn apply(
     head: &mut ArticleHead,
     input: Validated,
     taxonomy: (Option<String>, Vec<TagRef>),
