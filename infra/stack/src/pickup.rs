@@ -5,12 +5,6 @@
 //! (limited on its own) nor a wait for one counts against it. The answer's
 //! `Lambda-Runtime-Deadline-Ms` is set to that moment plus the timeout, as Lambda sets it.
 //! Invocations of equal payloads are taken in the order they were made.
-//!
-//! An instance's `next` is passed on to the emulator by a task of its own, and what the emulator
-//! answers goes to whichever instance of the function asks first, not necessarily the one whose
-//! `next` fetched it: an instance that ends (recycled after a timeout, or exited) while its
-//! `next` waits leaves that `next` at the emulator, which hands it the following invocation; the
-//! invocation then goes to the next instance that asks, never lost with the instance.
 
 use std::{
     collections::{HashMap, VecDeque},
@@ -28,7 +22,7 @@ use axum::{
     Router,
 };
 use http_body_util::BodyExt;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use crate::{forward::Forwarder, lock};
 
@@ -100,10 +94,6 @@ struct Relay {
     emulator: Forwarder,
     pickups: Arc<Pickups>,
     timeout: Duration,
-    /// What the emulator answered to the `next`s passed on, for whichever instance asks first.
-    fetched: mpsc::UnboundedSender<Response>,
-    /// Their receiving end, shared by the instances' `next`s.
-    to_take: tokio::sync::Mutex<mpsc::UnboundedReceiver<Response>>,
 }
 
 /// Starts the pass-through to the emulator at `runtime` for a function of `timeout`; its address.
@@ -112,13 +102,10 @@ pub async fn start(
     pickups: Arc<Pickups>,
     timeout: Duration,
 ) -> Result<SocketAddr> {
-    let (fetched, to_take) = mpsc::unbounded_channel();
     let relay = Arc::new(Relay {
         emulator: Forwarder::new(&format!("http://{runtime}"))?,
         pickups,
         timeout,
-        fetched,
-        to_take: tokio::sync::Mutex::new(to_take),
     });
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let address = listener.local_addr()?;
@@ -138,32 +125,11 @@ async fn pass(State(relay): State<Arc<Relay>>, request: Request) -> Response {
         Err(error) => return (StatusCode::BAD_REQUEST, error.to_string()).into_response(),
     };
     let next = parts.method == Method::GET && parts.uri.path().ends_with("/invocation/next");
-    if !next {
-        return match relay.emulator.send(parts, body).await {
-            Ok(response) => response,
-            Err(error) => (StatusCode::BAD_GATEWAY, format!("{error:#}")).into_response(),
-        };
-    }
-    // The `next` runs to its end even when this instance goes meanwhile.
-    let fetching = relay.clone();
-    tokio::spawn(async move {
-        let response = match fetching.emulator.send(parts, body).await {
-            Ok(response) => {
-                let (parts, body) = response.into_parts();
-                match body.collect().await {
-                    Ok(body) => Response::from_parts(parts, body.to_bytes().into()),
-                    Err(_) => StatusCode::BAD_GATEWAY.into_response(),
-                }
-            }
-            Err(error) => (StatusCode::BAD_GATEWAY, format!("{error:#}")).into_response(),
-        };
-        let _ = fetching.fetched.send(response);
-    });
-    // Cancel-safe: an instance that goes while it waits here leaves the answer in the channel.
-    let Some(response) = relay.to_take.lock().await.recv().await else {
-        return StatusCode::BAD_GATEWAY.into_response();
+    let response = match relay.emulator.send(parts, body).await {
+        Ok(response) => response,
+        Err(error) => return (StatusCode::BAD_GATEWAY, format!("{error:#}")).into_response(),
     };
-    if response.status() != StatusCode::OK {
+    if !(next && response.status() == StatusCode::OK) {
         return response;
     }
     let (mut parts, body) = response.into_parts();
