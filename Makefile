@@ -5,6 +5,15 @@ SHELL := /bin/bash
 CARGO ?= cargo
 EMULATORS := infra/emulators
 
+# The workspace's own programs (blog-stack, blog-gateway, blog-smoke) run as `cargo run` builds
+# them, each with its own features, unless BLOG_BINS names a directory where they are built:
+# `make test` gives the test build's (`cargo test --workspace --all-features` links all three),
+# so its later steps do not compile the workspace again for each program's features.
+BLOG_BINS ?=
+export BLOG_BINS
+program = $(if $(BLOG_BINS),$(BLOG_BINS)/$(2),$(CARGO) run -q -p $(1) --bin $(2) --)
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
+
 # Local administrator for `make dev` (override on the command line or in the environment).
 BLOG_ADMIN_USERNAME ?= admin
 BLOG_ADMIN_PASSWORD ?= Admin12345
@@ -24,14 +33,14 @@ dev:
 ## PARAMS="Name=Value ..." overrides template parameters (the others keep their defaults).
 PARAMS ?=
 stack: tools stack-build
-	$(EMULATORS)/with-emulators.sh $(CARGO) run -q -p blog-stack -- serve \
+	$(EMULATORS)/with-emulators.sh $(call program,blog-stack,blog-stack) serve \
 		$(foreach p,$(PARAMS),--parameter '$(p)')
 
 ## stack-build: every function of template.yaml built alone, with its own features (debug),
 ## into target/stack/<function>/bootstrap
 .PHONY: stack-build
 stack-build:
-	$(CARGO) run -q -p blog-stack -- build
+	$(call program,blog-stack,blog-stack) build
 
 ## smoke: post-deploy smoke test of the API at URL (a deployed stack's ApiUrl, or a local
 ## http://127.0.0.1:<port>): health, logins, an article through the worker, a file round trip,
@@ -42,7 +51,7 @@ stack-build:
 smoke:
 	@[[ -n "$(URL)" ]] || { echo "usage: make smoke URL=<ApiUrl> [BLOG_ADMIN_USERNAME=...]" \
 		"[BLOG_ADMIN_PASSWORD=...] [BLOG_ACTUATOR_TOKEN=...]" >&2; exit 2; }
-	$(CARGO) run -q -p blog-smoke -- --url "$(URL)"
+	$(call program,blog-smoke,blog-smoke) --url "$(URL)"
 
 ## smoke-local: `make smoke` against the local gateway and against the stack on the emulators,
 ## each started on a free port and stopped by infra/smoke/local.sh
@@ -53,7 +62,7 @@ smoke-local: tools stack-build
 ## iam-report: docs/iam.md from the AWS actions the last stack tests recorded
 .PHONY: iam-report
 iam-report:
-	$(CARGO) run -q -p blog-stack -- iam-report
+	$(call program,blog-stack,blog-stack) iam-report
 
 ## openapi: regenerate docs/openapi.json from the code (a test fails while the two differ)
 .PHONY: openapi
@@ -84,15 +93,35 @@ create-admin:
 
 ## test: formatting, lints, unit and API tests on every target (in-process, the gateway on the
 ## emulators, the stack), API fuzzing, the smoke test on the gateway and the stack, template
-## lint, the IAM report; each step's time is printed (what CI spends where)
-TEST_STEPS := tools fmt-check clippy unit-tests fuzz-api emulator-tests smoke-local iam-report \
-	lint-template
+## lint, the IAM report; each step's time is printed (what CI spends where).
+## - The tools install (downloads, mostly) beside fmt-check and test-build, which need none.
+## - test-build is clippy and the test build in one compile: the workspace's crates are
+##   compiled by clippy-driver, as `cargo clippy` checks them (the same lints, warnings denied),
+##   while the dependencies are built once for both. Every later cargo call keeps that wrapper,
+##   so none compiles the workspace again.
+## - The steps after unit-tests run the programs of its build (BLOG_BINS).
+TEST_STEPS_BESIDE_TOOLS := fmt-check test-build
+TEST_STEPS := unit-tests fuzz-api emulator-tests smoke-local iam-report lint-template
+CLIPPY_DRIVER = $(shell command -v clippy-driver)
+LINTED_BUILD = RUSTC_WORKSPACE_WRAPPER=$(CLIPPY_DRIVER) \
+	CLIPPY_ARGS=-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__
 test:
-	@for step in $(TEST_STEPS); do \
-		started=$$(date +%s); \
-		$(MAKE) --no-print-directory $$step || exit 1; \
-		echo "[make test] $$step took $$(( $$(date +%s) - started )) s"; \
-	done
+	@[[ -n "$(CLIPPY_DRIVER)" ]] || { echo "clippy-driver not found: rustup component add clippy" >&2; exit 1; }
+	@step() { \
+		local started=$$(date +%s); \
+		env $$2 $(MAKE) --no-print-directory $$1 \
+			BLOG_BINS="$(or $(BLOG_BINS),$(TARGET_DIR)/debug)" || return 1; \
+		echo "[make test] $$1 took $$(( $$(date +%s) - started )) s"; \
+	}; \
+	tools_log=$$(mktemp); \
+	step tools >"$$tools_log" 2>&1 & tools_pid=$$!; \
+	for each in $(TEST_STEPS_BESIDE_TOOLS); do \
+		step $$each '$(LINTED_BUILD)' || { wait $$tools_pid; cat "$$tools_log"; exit 1; }; \
+	done; \
+	tools_status=0; wait $$tools_pid || tools_status=$$?; \
+	cat "$$tools_log"; rm -f "$$tools_log"; \
+	[[ $$tools_status == 0 ]] || exit 1; \
+	for each in $(TEST_STEPS); do step $$each '$(LINTED_BUILD)' || exit 1; done
 
 ## tools: install the pinned emulators and linters into .tools/
 tools:
@@ -107,9 +136,16 @@ fmt-check:
 clippy:
 	$(CARGO) clippy --workspace --all-targets --all-features -- -D warnings
 
-## unit-tests: everything that needs no emulator (embedded adapters, in-process)
+## test-build: every test target built (`make test` builds it linted: see test)
+.PHONY: test-build
+test-build:
+	$(CARGO) test --workspace --all-targets --all-features --no-run
+
+## unit-tests: everything that needs no emulator (embedded adapters, in-process), the benches
+## run once each as tests, and the documentation's examples
 unit-tests:
-	$(CARGO) test --workspace --all-features
+	$(CARGO) test --workspace --all-targets --all-features
+	$(CARGO) test --workspace --all-features --doc
 
 ## fuzz-api: schemathesis against docs/openapi.json on the local gateway; fails on any 5xx
 .PHONY: fuzz-api

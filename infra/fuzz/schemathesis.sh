@@ -8,7 +8,8 @@
 #   FUZZ_SEED      schemathesis seed, to replay a run (default: random, printed)
 #   FUZZ_MAX_TIME  hard limit of the run in seconds (default 600; a run takes a few minutes)
 #
-# Needs .tools/venv/bin/schemathesis (infra/emulators/install.sh pins it) and cargo.
+# Needs .tools/venv/bin/schemathesis (infra/emulators/install.sh pins it) and cargo; BLOG_BINS,
+# when set, is a directory where blog-gateway is already built (the Makefile's).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -25,9 +26,14 @@ die() { printf '[fuzz-api] error: %s\n' "$*" >&2; exit 1; }
 [[ -x "$SCHEMATHESIS" ]] || die "schemathesis missing: run infra/emulators/install.sh"
 [[ -f "$SPEC" ]] || die "docs/openapi.json missing"
 
-log "building blog-gateway (debug)"
-cargo build --quiet -p local-gateway --bin blog-gateway
-BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug/blog-gateway"
+if [[ -n "${BLOG_BINS:-}" ]]; then
+  BIN="$BLOG_BINS/blog-gateway" # built already (`make test` gives its test build's)
+else
+  log "building blog-gateway (debug)"
+  cargo build --quiet -p local-gateway --bin blog-gateway
+  BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug/blog-gateway"
+fi
+[[ -x "$BIN" ]] || die "$BIN missing"
 
 WORK="$(mktemp -d)"
 GATEWAY_PID=""

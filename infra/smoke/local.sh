@@ -15,7 +15,9 @@
 # Each target listens on a free port (never 3000: `make dev` may be running) and is stopped
 # afterwards; the time each took is printed. The administrator is BLOG_ADMIN_* (the Makefile's
 # admin/Admin12345 unless overridden); other BLOG_* variables of the caller are ignored.
-# Needs `make tools` and `make stack-build` (`make smoke-local` runs both first).
+# Needs `make tools` and `make stack-build` (`make smoke-local` runs both first). BLOG_BINS, when
+# set, is a directory where blog-smoke, blog-gateway and blog-stack are built (the Makefile's);
+# unset, each is built here with its own features.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -90,7 +92,7 @@ run_gateway() {
   log "gateway: blog-gateway serve on $url (data in $WORK/data)"
   BLOG_DATA_DIR="$WORK/data" BLOG_HOST=127.0.0.1 BLOG_PORT="$port" BLOG_PUBLIC_BASE_URL="$url" \
     BLOG_ACTUATOR_TOKEN="$token" BLOG_LOG=warn \
-    "$CARGO" run -q -p local-gateway --bin blog-gateway -- serve >"$WORK/gateway.log" 2>&1 &
+    "$BLOG_BINS/blog-gateway" serve >"$WORK/gateway.log" 2>&1 &
   SERVER_PID=$!
   local deadline=$((SECONDS + READY_SECONDS))
   until curl -fsS -o /dev/null "$url/actuator/health/liveness" 2>/dev/null; do
@@ -148,7 +150,7 @@ stack_on_emulators() {
   log "stack: blog-stack serve on $url"
   : >"$WORK/stack.log" # there before the first look for the ready line
   BLOG_HOST=127.0.0.1 BLOG_PORT="$port" \
-    setsid "$CARGO" run -q -p blog-stack -- serve >"$WORK/stack.log" 2>&1 &
+    setsid "$BLOG_BINS/blog-stack" serve >"$WORK/stack.log" 2>&1 &
   SERVER_PID=$!
   local deadline=$((SECONDS + READY_SECONDS))
   # The last line of its start (the serving line and the actuator token's are before it).
@@ -200,18 +202,22 @@ case "${1:-all}" in
     # The targets' configuration is this script's: only the administrator comes from outside.
     for name in $(compgen -v BLOG_); do
       case "$name" in
-        BLOG_ADMIN_USERNAME | BLOG_ADMIN_PASSWORD | BLOG_ADMIN_EMAIL) ;;
+        BLOG_ADMIN_USERNAME | BLOG_ADMIN_PASSWORD | BLOG_ADMIN_EMAIL | BLOG_BINS) ;;
         *) unset "$name" ;;
       esac
     done
     export BLOG_ADMIN_USERNAME="${BLOG_ADMIN_USERNAME:-admin}"
     export BLOG_ADMIN_PASSWORD="${BLOG_ADMIN_PASSWORD:-Admin12345}"
     export BLOG_ADMIN_EMAIL="${BLOG_ADMIN_EMAIL:-admin@example.com}"
-    # One build each, as `cargo run` builds them below (a joint build would unify features).
-    log "building blog-smoke, blog-gateway and blog-stack (debug)"
-    "$CARGO" build -q -p blog-smoke --bin blog-smoke
-    "$CARGO" build -q -p local-gateway --bin blog-gateway
-    "$CARGO" build -q -p blog-stack --bin blog-stack
+    if [[ -z "${BLOG_BINS:-}" ]]; then
+      # One build each, as `cargo run` builds them (a joint build would unify features).
+      log "building blog-smoke, blog-gateway and blog-stack (debug)"
+      "$CARGO" build -q -p blog-smoke --bin blog-smoke
+      "$CARGO" build -q -p local-gateway --bin blog-gateway
+      "$CARGO" build -q -p blog-stack --bin blog-stack
+      BLOG_BINS="${CARGO_TARGET_DIR:-$ROOT/target}/debug"
+    fi
+    export BLOG_BINS
     [[ "${1:-all}" == stack ]] || run_gateway
     [[ "${1:-all}" == gateway ]] || run_stack
     ;;

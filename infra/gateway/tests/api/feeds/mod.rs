@@ -17,6 +17,8 @@ on_every_target!(
     sitemap::past_the_per_file_limit_the_sitemap_is_an_index_of_its_files,
     sitemap::an_article_is_in_the_sitemap_once_the_worker_handled_its_event_and_leaves_with_it,
     sitemap::the_sweep_builds_the_pages_of_articles_published_before_them,
-    costs::feeds_and_the_sitemap_cost_what_the_data_model_says,
     hosts::a_forged_host_appears_in_no_feed_or_sitemap,
+    ;
+    counting_calls:
+    costs::feeds_and_the_sitemap_cost_what_the_data_model_says,
 );

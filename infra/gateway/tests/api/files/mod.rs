@@ -20,7 +20,6 @@ on_every_target!(
     rules::every_validation_error_has_its_code,
     rules::deleting_an_unknown_file_succeeds,
     rules::only_the_owner_or_an_administrator_acts_on_a_file,
-    rules::file_calls_cost_what_the_data_model_says,
     verify::confirm_before_the_upload_answers_10001_and_keeps_the_file_pending,
     verify::bytes_other_than_the_declared_md5_make_the_file_failed,
     verify::bytes_of_another_size_make_the_file_failed,
@@ -36,4 +35,7 @@ on_every_target!(
     sharing::many_concurrent_deletes_of_one_shared_object_all_succeed,
     legacy::records_counted_in_a_legacy_marker_still_release_it,
     legacy::a_pending_record_without_a_staging_key_confirms_the_bytes_at_its_key,
+    ;
+    counting_calls:
+    rules::file_calls_cost_what_the_data_model_says,
 );

@@ -329,42 +329,57 @@ fn rand_u32() -> u32 {
     RandomState::new().hash_one(std::thread::current().id()) as u32
 }
 
-/// Generates one test per case and target: `embedded` (in-process), `dynamodb_over_http` (the
-/// gateway on the AWS adapter set) and `stack` (the function binaries as template.yaml deploys
-/// them; after the case, every AWS action they made must be granted by the template). The two
-/// last need the emulators (and the stack the functions' builds): ignored in a plain `cargo
-/// test`, `make test` runs them.
+/// Generates one test per case and target: `embedded` (in-process) and `stack` (the function
+/// binaries as template.yaml deploys them; after the case, every AWS action they made must be
+/// granted by the template). The cases after `counting_calls:` count the table's calls, and run
+/// on `dynamodb_over_http` too (the gateway on the AWS adapter set), the one target where those
+/// counts are exact on DynamoDB; every other case runs there already through the stack, whose
+/// functions use the same adapter on the same DynamoDB Local. The targets on the emulators (and
+/// the stack on the functions' builds) are ignored in a plain `cargo test`; `make test` runs them.
 #[macro_export]
 macro_rules! on_every_target {
-    ($($module:ident :: $case:ident),* $(,)?) => {
+    (
+        $($module:ident :: $case:ident),* $(,)?
+        $(; counting_calls: $($counting:ident :: $counting_case:ident),* $(,)?)?
+    ) => {
         mod embedded {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-                async fn $case() {
-                    super::$module::$case($crate::support::Api::embedded().await).await;
-                }
-            )*
+            $($crate::target_case!(embedded, $module, $case);)*
+            $($($crate::target_case!(embedded, $counting, $counting_case);)*)?
         }
         mod dynamodb_over_http {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-                #[ignore = "needs DynamoDB Local, moto and s3s-fs; make test runs it"]
-                async fn $case() {
-                    super::$module::$case($crate::support::Api::dynamodb_over_http().await).await;
-                }
-            )*
+            $($($crate::target_case!(dynamodb_over_http, $counting, $counting_case);)*)?
         }
         mod stack {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-                #[ignore = "needs the emulators and make stack-build; make test runs it"]
-                async fn $case() {
-                    let api = $crate::support::Api::stack().await;
-                    let stack = api.on_stack().expect("a stack").clone();
-                    super::$module::$case(api).await;
-                    $crate::support::stack::finish(&stack, stringify!($case));
-                }
-            )*
+            $($crate::target_case!(stack, $module, $case);)*
+            $($($crate::target_case!(stack, $counting, $counting_case);)*)?
+        }
+    };
+}
+
+/// One test of `on_every_target!`: the case `$module::$case` of the parent module on a target.
+#[macro_export]
+macro_rules! target_case {
+    (embedded, $module:ident, $case:ident) => {
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn $case() {
+            super::$module::$case($crate::support::Api::embedded().await).await;
+        }
+    };
+    (dynamodb_over_http, $module:ident, $case:ident) => {
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        #[ignore = "needs DynamoDB Local, moto and s3s-fs; make test runs it"]
+        async fn $case() {
+            super::$module::$case($crate::support::Api::dynamodb_over_http().await).await;
+        }
+    };
+    (stack, $module:ident, $case:ident) => {
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        #[ignore = "needs the emulators and make stack-build; make test runs it"]
+        async fn $case() {
+            let api = $crate::support::Api::stack().await;
+            let stack = api.on_stack().expect("a stack").clone();
+            super::$module::$case(api).await;
+            $crate::support::stack::finish(&stack, stringify!($case));
         }
     };
 }

@@ -18,6 +18,8 @@ on_every_target!(
     tags::bad_tag_list_parameters_are_string_400s,
     tags::hot_tags_are_the_most_used_ten_by_default,
     together::article_counts_move_only_for_existing_categories_and_tags,
-    together::reads_of_the_tree_and_the_tag_lists_cost_one_query,
     categories::concurrent_creations_of_one_slug_give_one_category,
+    ;
+    counting_calls:
+    together::reads_of_the_tree_and_the_tag_lists_cost_one_query,
 );
