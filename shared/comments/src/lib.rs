@@ -1,34 +1,28 @@
 //! Comments on articles, readers' likes, reports and their moderation (comments-and-stats.md;
-//! the tables in docs/data-model.md, "Comments, likes and reader statistics").
+//! the tables in docs/data-model.md, "Comments, likes and reader statistics"), in rooms by
+//! role: `http/` (the handlers of the four areas, their inputs, answers and envelope, and the
+//! write paths they run), `store/` (keys, records, thread and root entries, the bounded read of
+//! the tree, rate windows, the earlier layout's move) and `worker/` (an author's rename).
 //!
 //! Uses the articles feature through its root only (the comment renderer, whether an article
 //! is readable and open, its counters, and the rename of an author that the worker hands
 //! over, wired where the features are composed: [`show_renamed_author`]), and users for the caller and their name.
 
-mod admin;
-mod caller;
-mod detail;
-mod edit;
-pub mod envelope;
-mod keys;
-mod likes;
-pub mod model;
-mod pages;
-mod paging;
-mod post;
-mod public;
-mod rate;
-pub mod relayout;
-mod renames;
+mod http;
+pub mod store;
+mod worker;
+
+// Each module of the rooms at the crate's root, where the rest of the crate and the other
+// crates name it.
+pub use http::envelope;
+use http::{admin, caller, detail, edit, likes, paging, post, public, reports};
+use store::{keys, pages, rate, repo, roots, thread, tree};
+pub use store::{model, relayout};
+use worker::renames;
 
 pub use renames::show_renamed_author;
-mod repo;
-mod reports;
-mod roots;
 #[cfg(test)]
 mod tests;
-mod thread;
-mod tree;
 
 use utoipa_axum::{router::OpenApiRouter, routes};
 

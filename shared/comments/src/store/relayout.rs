@@ -19,7 +19,7 @@ use blog_core::{
     records,
 };
 
-use super::{keys, model::StoredComment, repo, thread::Thread};
+use crate::{keys, model::StoredComment, repo, thread::Thread};
 
 /// The marker item of a completed run.
 pub fn marker() -> Key {
@@ -229,7 +229,7 @@ pub fn flood_comment(article_id: u64, id: u64, parent: Option<u64>) -> StoredCom
         reply_to_renamed_at: 0,
         content_html: format!("<p>{text}</p>\n"),
         content: text,
-        status: super::model::CommentStatus::Approved,
+        status: crate::model::CommentStatus::Approved,
         like_count: 0,
         reply_count: 0,
         is_edited: false,

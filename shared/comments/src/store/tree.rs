@@ -17,7 +17,7 @@ use blog_core::{
     records::{self, query_all},
 };
 
-use super::{
+use crate::{
     keys,
     model::StoredComment,
     pages::TreePage,

@@ -22,7 +22,7 @@ use blog_core::{
 };
 use blog_users::principal::{AdminOnly, Authenticated};
 
-use super::{
+use crate::{
     detail,
     envelope::{
         CommentEnvelope as Envelope, CommentError, CommentErrorEnvelope as Error, CommentOk,
@@ -141,7 +141,7 @@ impl StoredReport {
 }
 
 /// A stored report's item as the present layout writes it.
-pub(super) fn item_of_stored(
+pub(crate) fn item_of_stored(
     stored: blog_core::ports::table::Item,
 ) -> Result<blog_core::ports::table::Item, TableError> {
     records::from_item::<StoredReport>(stored)?.item()

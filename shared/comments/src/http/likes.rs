@@ -19,7 +19,7 @@ use blog_core::{
 };
 use blog_users::principal::{Authenticated, Principal};
 
-use super::{
+use crate::{
     envelope::{
         CommentEnvelope as Envelope, CommentError, CommentErrorEnvelope as Error, CommentOk,
     },

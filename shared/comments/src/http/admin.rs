@@ -17,7 +17,7 @@ use blog_core::{
 };
 use blog_users::principal::AdminOnly;
 
-use super::{
+use crate::{
     edit::remove,
     envelope::{
         CommentEnvelope as Envelope, CommentError, CommentErrorEnvelope as Error, CommentOk,
@@ -67,7 +67,7 @@ pub struct ReasonInput {
 }
 
 /// The reason of an optional body (required when `required`).
-pub(super) fn reason(body: &Bytes, required: bool) -> Result<Option<String>, CommentError> {
+pub(crate) fn reason(body: &Bytes, required: bool) -> Result<Option<String>, CommentError> {
     let given = if body.iter().all(u8::is_ascii_whitespace) {
         None
     } else {
@@ -166,7 +166,7 @@ pub async fn list(
 
 /// Moves a comment to `to` (a DELETED one is not found); a comment already there is left
 /// as it is. Returns the comment as it stands after.
-pub(super) async fn moderate(
+pub(crate) async fn moderate(
     ctx: &AppContext,
     id: u64,
     to: CommentStatus,

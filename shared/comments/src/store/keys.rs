@@ -2,7 +2,7 @@
 
 use blog_core::ports::table::Key;
 
-use super::model::CommentStatus;
+use crate::model::CommentStatus;
 
 /// Partition of an article's comments.
 pub fn comments(article_id: u64) -> String {

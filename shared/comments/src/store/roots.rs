@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use blog_core::ports::table::{n, s, Condition, Item, Update, Write};
 
-use super::{
+use crate::{
     keys,
     model::{CommentStatus, StoredComment},
 };

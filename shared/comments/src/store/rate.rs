@@ -9,7 +9,7 @@ use blog_core::{
     records,
 };
 
-use super::{envelope::CommentError, keys};
+use crate::{envelope::CommentError, keys};
 
 /// One kind of limited write.
 #[derive(Clone, Copy, Debug)]

@@ -14,7 +14,7 @@ use blog_core::{
     },
 };
 
-use super::{
+use crate::{
     caller::Viewer,
     envelope::{
         CommentEnvelope as Envelope, CommentError, CommentErrorEnvelope as Error, CommentOk,
@@ -44,7 +44,7 @@ pub struct TreeQuery {
 }
 
 /// `targetType` must be ARTICLE; the target id a positive id.
-pub(super) fn article_target(
+pub(crate) fn article_target(
     target_type: Option<&str>,
     raw_id: Option<&str>,
 ) -> Result<u64, CommentError> {
@@ -62,7 +62,7 @@ pub(super) fn article_target(
 /// The forest `viewer` sees: roots oldest first, children oldest first. A comment the viewer
 /// may not see is left out with its replies; a deleted one stays as a placeholder while one
 /// of its replies is shown. A reply's `replyToUserName` is its parent's current `userName`.
-pub(super) fn forest(
+pub(crate) fn forest(
     comments: Vec<StoredComment>,
     viewer: Option<(u64, bool)>,
 ) -> Vec<CommentNode> {

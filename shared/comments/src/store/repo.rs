@@ -9,7 +9,7 @@ use blog_core::{
     records::{self, query_all},
 };
 
-use super::{keys, model::StoredComment};
+use crate::{keys, model::StoredComment};
 
 /// The comment's item, in the administration's index of its status (gsi3, which only the
 /// administration reads: a hidden comment is in no index anyone else may query).
@@ -21,7 +21,7 @@ pub fn item_of(comment: &StoredComment) -> Result<Item, TableError> {
 }
 
 /// The sort key of a comment in its status partition: newest last.
-pub(super) fn status_order(comment: &StoredComment) -> String {
+pub(crate) fn status_order(comment: &StoredComment) -> String {
     format!("{}#{:016}", comment.create_time, comment.id)
 }
 

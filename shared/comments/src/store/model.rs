@@ -117,7 +117,7 @@ fn is_zero(value: &i64) -> bool {
 impl StoredComment {
     /// Its key: in its article's partition, under its thread.
     pub fn key(&self) -> blog_core::ports::table::Key {
-        super::keys::comment(self.article_id, self.root_id, self.id)
+        crate::keys::comment(self.article_id, self.root_id, self.id)
     }
 
     /// Whether `viewer` (`None`: anonymous) may see it: APPROVED to anyone, PENDING and

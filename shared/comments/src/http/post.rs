@@ -23,7 +23,7 @@ use blog_users::{
     repo as accounts,
 };
 
-use super::{
+use crate::{
     envelope::{
         CommentEnvelope as Envelope, CommentError, CommentErrorEnvelope as Error, CommentOk,
     },
@@ -58,7 +58,7 @@ pub struct CommentInput {
 }
 
 /// Content must have 1-2000 characters and not be blank.
-pub(super) fn checked_content(content: &str) -> Result<(), CommentError> {
+pub(crate) fn checked_content(content: &str) -> Result<(), CommentError> {
     let chars = content.chars().count();
     if content.trim().is_empty() || chars > MAX_CHARS {
         return Err(CommentError::param(format!(

@@ -19,7 +19,7 @@ use blog_core::{
     records::update_if_older,
 };
 
-use super::{model::StoredComment, repo};
+use crate::{model::StoredComment, repo};
 
 /// Comments rewritten, or article partitions read, at once.
 const CONCURRENCY: usize = 8;

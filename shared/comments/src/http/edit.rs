@@ -16,7 +16,7 @@ use blog_core::{
 };
 use blog_users::principal::{Authenticated, Principal};
 
-use super::{
+use crate::{
     envelope::{
         CommentEnvelope as Envelope, CommentError, CommentErrorEnvelope as Error, CommentOk,
     },
@@ -39,7 +39,7 @@ pub struct EditInput {
 /// The comment `caller` may change: visible to them and not deleted, else 404; someone
 /// else's is 403 unless `admin_may` and the caller is an administrator. With `readable`, a
 /// comment whose article is deleted or no longer published is not found either.
-pub(super) async fn own(
+pub(crate) async fn own(
     ctx: &AppContext,
     caller: &Principal,
     id: u64,
@@ -141,7 +141,7 @@ pub async fn update(
 
 /// Marks `comment` DELETED (its content cleared, `deleteReason` kept when given), moving the
 /// counts once; a comment or thread that changed meanwhile is read again (`false`: retry).
-pub(super) async fn remove(
+pub(crate) async fn remove(
     ctx: &AppContext,
     comment: &StoredComment,
     reason: Option<&str>,

@@ -9,7 +9,7 @@ use axum::{
 use blog_core::context::AppContext;
 use blog_users::principal;
 
-use super::envelope::CommentError;
+use crate::envelope::CommentError;
 
 /// The caller of an anonymous read, when signed in: `(id, is administrator)`. A missing,
 /// expired or otherwise invalid token reads as anonymous (a stale token in a browser must not

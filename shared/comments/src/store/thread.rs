@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use blog_articles::{self as articles};
 use blog_core::ports::table::{n, s, Condition, Table, TableError, Update, Write};
 
-use super::{
+use crate::{
     keys,
     model::{CommentStatus, StoredComment},
     repo,
@@ -137,7 +137,7 @@ impl Thread {
             .set("status", s(to.name()))
             // The sort key too, and no gsi1 keys: a comment written before gsi3 moves there.
             .set("gsi3pk", s(keys::by_status(to)))
-            .set("gsi3sk", s(super::repo::status_order(comment)))
+            .set("gsi3sk", s(crate::repo::status_order(comment)))
             .remove("gsi1pk")
             .remove("gsi1sk")
             .set("updateTime", s(blog_core::time::now_string()));

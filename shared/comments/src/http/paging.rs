@@ -3,7 +3,7 @@
 
 use blog_core::http::extract::parse_id;
 
-use super::envelope::CommentError;
+use crate::envelope::CommentError;
 
 /// A page of a list: the article list's page object.
 pub use blog_articles::{Page as Paged, Paging};

@@ -11,7 +11,7 @@
 
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue};
 
-use super::{envelope::CommentError, model::CommentNode, BASE};
+use crate::{envelope::CommentError, model::CommentNode, BASE};
 
 /// Roots of a page when `size` is not given.
 pub const DEFAULT_SIZE: u64 = 50;

@@ -1,0 +1,3 @@
+//! What the worker hands over to comments: an author's rename.
+
+pub mod renames;
