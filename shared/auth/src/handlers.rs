@@ -13,7 +13,7 @@ use blog_core::{
     },
 };
 use blog_users::{
-    envelope::{AccountEnvelope, AccountError, AccountErrorEnvelope, AccountOk},
+    envelope::{AccountEnvelope, AccountError, AccountErrorEnvelope, AccountFault, AccountOk},
     model::{AccountStatus, Email, Nickname, Password, StoredUser, UserView, Username, ROLE_USER},
     principal::Authenticated,
     repo::{self, StoreError},
@@ -94,14 +94,14 @@ pub async fn register(
         Allowance::Room(slot) => slot,
         Allowance::Full { retry_after_secs } => {
             tracing::info!(address, "registration refused: the address is at its limit");
-            return Err(AccountError::TooManyRegistrations { retry_after_secs });
+            return Err(AccountFault::TooManyRegistrations { retry_after_secs }.into());
         }
     };
     let counted = Counted { address: &address, limit, slot };
     let account = NewAccount { username, password, email, nickname, roles: vec![ROLE_USER.into()] };
     let user = new_account(&ctx, account, Some(counted)).await?;
     tracing::info!(user_id = user.id, username = %user.username, "account registered");
-    Ok(AccountOk(user.view()))
+    Ok(AccountOk::ok(user.view()))
 }
 
 /// An account to create.
@@ -169,7 +169,7 @@ pub(crate) async fn new_account(
         match signups::allowance(table, c.limit, c.address).await? {
             Allowance::Room(slot) => c.slot = slot,
             Allowance::Full { retry_after_secs } => {
-                return Err(AccountError::TooManyRegistrations { retry_after_secs })
+                return Err(AccountFault::TooManyRegistrations { retry_after_secs }.into())
             }
         }
     }
@@ -257,7 +257,7 @@ pub async fn login(
     let attempt = match throttle::reserve(table, &ctx.config, &name, &address).await? {
         throttle::Reservation::Granted(attempt) => attempt,
         throttle::Reservation::Locked { retry_after_secs } => {
-            return Err(AccountError::TooManyRequests { retry_after_secs });
+            return Err(AccountFault::TooManyRequests { retry_after_secs }.into());
         }
     };
     let hash = user.as_ref().map(|u| u.password_hash.clone());
@@ -271,7 +271,7 @@ pub async fn login(
     throttle::succeeded(table, &attempt).await?;
     let token = ctx.tokens.issue(user.id, &user.username, &user.roles)?;
     tracing::info!(user_id = user.id, "signed in");
-    Ok(AccountOk(LoginResponse {
+    Ok(AccountOk::ok(LoginResponse {
         token,
         token_type: "Bearer",
         expires_in: ctx.tokens.ttl_seconds(),
@@ -294,5 +294,5 @@ pub async fn login(
 )]
 pub async fn logout(Authenticated(principal, ..): Authenticated<AccountError>) -> AccountOk<()> {
     tracing::info!(user_id = principal.id, token_id = %principal.token_id, "signed out");
-    AccountOk(())
+    AccountOk::ok(())
 }

@@ -11,7 +11,9 @@ use blog_core::http::{
 use blog_users::principal::Authenticated;
 
 use super::{
-    envelope::{FileEnvelope as Envelope, FileError, FileErrorEnvelope as Error, FileOk},
+    envelope::{
+        FileEnvelope as Envelope, FileError, FileErrorEnvelope as Error, FileFault, FileOk,
+    },
     handlers::{
         back_off, table_error, visible, Caller, Id, ATTEMPTS, NOT_FOUND, STORAGE, UNAUTHORIZED,
     },
@@ -63,16 +65,16 @@ pub async fn confirm(
         }
         let record = visible(&ctx, &caller, id).await?;
         match record.upload_status {
-            UploadStatus::Completed => return Ok(FileOk(())),
-            UploadStatus::Failed => return Err(FileError::Validation(FAILED_BEFORE.into())),
+            UploadStatus::Completed => return Ok(FileOk::ok(())),
+            UploadStatus::Failed => return Err(FileFault::Validation(FAILED_BEFORE.into()).into()),
             UploadStatus::Pending => {}
         }
         let placement =
-            staging::place(blobs.as_ref(), &record).await.map_err(FileError::Storage)?;
+            staging::place(blobs.as_ref(), &record).await.map_err(FileFault::Storage)?;
         let now = blog_core::time::now_string();
         let written = match &placement {
             Placement::NothingUploaded => {
-                return Err(FileError::Validation(NOTHING_UPLOADED.into()));
+                return Err(FileFault::Validation(NOTHING_UPLOADED.into()).into());
             }
             Placement::Changed => continue,
             Placement::Mismatch(_) => repo::fail(table, &record, &now).await,
@@ -82,8 +84,8 @@ pub async fn confirm(
             Ok(()) => {
                 remove_objects(&ctx, blobs, record.staging_key.into_iter().collect()).await;
                 return match placement {
-                    Placement::Mismatch(problem) => Err(FileError::Validation(problem)),
-                    _ => Ok(FileOk(())),
+                    Placement::Mismatch(problem) => Err(FileFault::Validation(problem).into()),
+                    _ => Ok(FileOk::ok(())),
                 };
             }
             Err(WriteError::Changed) => {}

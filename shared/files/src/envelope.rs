@@ -3,32 +3,22 @@
 //! Every error has its own code there, so the area keeps its own enum; each case maps to a core
 //! kind for its status, and the 5xx cases answer their fixed message while the cause is logged.
 
-use axum::{
-    response::{IntoResponse, Response},
-    Json,
-};
+use axum::http::StatusCode;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use blog_core::http::{
     docs::{integer_enum, string_enum, Null},
-    error::{log_internal, ApiError, Kind},
+    error::{Failure, Kind},
+    Answer, AreaError, Family,
 };
 
 fn timestamp() -> i64 {
     chrono::Utc::now().timestamp_millis()
 }
 
-/// A successful files response.
-pub struct FileOk<T>(pub T);
-
-impl<T: Serialize> IntoResponse for FileOk<T> {
-    fn into_response(self) -> Response {
-        let body =
-            FileEnvelope { code: 0, message: "success", data: self.0, timestamp: timestamp() };
-        Json(body).into_response()
-    }
-}
+/// A successful files answer.
+pub type FileOk<T> = Answer<FileFault, T>;
 
 /// Body of a successful files answer.
 #[derive(Serialize, ToSchema)]
@@ -70,7 +60,7 @@ pub struct FileErrorEnvelope {
 }
 
 fn error_codes() -> utoipa::openapi::Object {
-    use FileError as E;
+    use FileFault as E;
     let failure = || anyhow::anyhow!("");
     let kinds = [
         E::Validation(String::new()),
@@ -86,13 +76,16 @@ fn error_codes() -> utoipa::openapi::Object {
     ];
     integer_enum(
         "The code of spec 7.3, which differs from the HTTP status",
-        kinds.iter().map(|kind| i64::from(kind.kind_and_code().1)),
+        kinds.iter().map(|kind| i64::from(kind.code())),
     )
 }
 
-/// Errors of the files area (spec 7.3).
+/// Errors of the files area (spec 7.3): all the area's own, as every one has its code there.
+pub type FileError = AreaError<FileFault>;
+
+/// The files area's errors (spec 7.3).
 #[derive(Debug, thiserror::Error)]
-pub enum FileError {
+pub enum FileFault {
     /// 10001 / 400.
     #[error("{0}")]
     Validation(String),
@@ -125,7 +118,7 @@ pub enum FileError {
     NotFound,
 }
 
-impl FileError {
+impl FileFault {
     /// The core kind (which fixes the HTTP status) and the code of spec 7.3.
     fn kind_and_code(&self) -> (Kind, u32) {
         match self {
@@ -141,45 +134,52 @@ impl FileError {
             Self::NotFound => (Kind::NotFound, 11008),
         }
     }
-}
 
-impl From<blog_core::ports::table::TableError> for FileError {
-    fn from(error: blog_core::ports::table::TableError) -> Self {
-        Self::Storage(error.into())
+    fn code(&self) -> u32 {
+        self.kind_and_code().1
     }
 }
 
-impl IntoResponse for FileError {
-    fn into_response(self) -> Response {
-        let (kind, code) = self.kind_and_code();
-        let status = kind.status();
-        if let Self::UploadFailed(e) | Self::Storage(e) | Self::PresignFailed(e) = &self {
-            log_internal(e);
-        }
-        let body = FileErrorEnvelope {
-            code,
-            message: self.to_string(),
-            data: Null,
-            timestamp: timestamp(),
+impl Family for FileFault {
+    type Success<T: Serialize> = FileEnvelope<T>;
+    type ErrorBody = FileErrorEnvelope;
+
+    fn success<T: Serialize>(_message: &'static str, data: T) -> FileEnvelope<T> {
+        FileEnvelope { code: 0, message: "success", data, timestamp: timestamp() }
+    }
+
+    fn error_body(status: StatusCode, message: String, error: &FileError) -> FileErrorEnvelope {
+        let code = match error {
+            AreaError::Own(fault) => fault.code(),
+            // Not built: `adopt` writes every core failure as one of the area's own.
+            AreaError::Failure(_) => u32::from(status.as_u16()),
         };
-        (status, Json(body)).into_response()
+        FileErrorEnvelope { code, message, data: Null, timestamp: timestamp() }
     }
-}
 
-impl ApiError for FileError {
     fn kind(&self) -> Kind {
         self.kind_and_code().0
     }
-    fn invalid(message: impl Into<String>) -> Self {
-        Self::Validation(message.into())
+
+    fn internal_cause(&self) -> Option<&anyhow::Error> {
+        match self {
+            Self::UploadFailed(cause) | Self::Storage(cause) | Self::PresignFailed(cause) => {
+                Some(cause)
+            }
+            _ => None,
+        }
     }
-    fn unauthorized(message: impl Into<String>) -> Self {
-        Self::Unauthorized(message.into())
-    }
-    fn forbidden(message: impl Into<String>) -> Self {
-        Self::Forbidden(message.into())
-    }
-    fn internal(error: anyhow::Error) -> Self {
-        Self::Storage(error)
+
+    /// The core failures as the spec's: a parameter, sign-in or role error by its code, a
+    /// missing file, and any other failure (a lost race included) as a storage failure.
+    fn adopt(failure: Failure) -> FileError {
+        AreaError::Own(match failure {
+            Failure::Invalid(message) => Self::Validation(message),
+            Failure::Unauthorized(message) => Self::Unauthorized(message),
+            Failure::Forbidden(message) => Self::Forbidden(message),
+            Failure::NotFound(_) => Self::NotFound,
+            Failure::Conflict(message) => Self::Storage(anyhow::anyhow!(message)),
+            Failure::Internal(cause) => Self::Storage(cause),
+        })
     }
 }

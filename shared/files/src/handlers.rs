@@ -23,7 +23,9 @@ use blog_core::{
 use blog_users::principal::{Authenticated, Principal};
 
 use super::{
-    envelope::{FileEnvelope as Envelope, FileError, FileErrorEnvelope as Error, FileOk},
+    envelope::{
+        FileEnvelope as Envelope, FileError, FileErrorEnvelope as Error, FileFault, FileOk,
+    },
     input::{self, NewUpload, PresignInput},
     model::{FileRecord, FileView, ObjectRecord, PresignedView, UploadStatus},
     removal::remove_objects,
@@ -56,9 +58,10 @@ pub(super) async fn back_off(attempt: usize) {
 pub(super) fn table_error(error: WriteError) -> FileError {
     match error {
         WriteError::Table(error) => error.into(),
-        WriteError::Changed => FileError::Storage(anyhow::anyhow!(
+        WriteError::Changed => FileFault::Storage(anyhow::anyhow!(
             "a file record kept changing during {ATTEMPTS} attempts"
-        )),
+        ))
+        .into(),
     }
 }
 
@@ -71,7 +74,7 @@ pub(super) async fn visible(
     repo::find(ctx.table.as_ref(), id)
         .await?
         .filter(|record| record.visible_to(caller.id, caller.is_admin()))
-        .ok_or(FileError::NotFound)
+        .ok_or(FileFault::NotFound.into())
 }
 
 /// A new record of `owner`'s upload, PENDING until confirmed, at `file_key`.
@@ -137,7 +140,7 @@ pub async fn presigned(
     let (id, object) = try_join!(repo::new_id(table), stored_object(table, &caller, &upload))?;
     if let Some(object) = object {
         if let Some(view) = instant(&ctx, &caller, &upload, blobs.as_ref(), id, object).await? {
-            return Ok(FileOk(view));
+            return Ok(FileOk::ok(view));
         }
     }
     let file_key = input::new_key(&upload.extension, chrono::Utc::now());
@@ -148,13 +151,13 @@ pub async fn presigned(
         content_length: upload.file_size,
         expires: ctx.config.upload_url_ttl,
     };
-    let signed = blobs.presign_put(&spec).await.map_err(FileError::PresignFailed)?;
+    let signed = blobs.presign_put(&spec).await.map_err(FileFault::PresignFailed)?;
     let record = FileRecord {
         staging_key: Some(staging_key),
         ..new_record(id, &caller, &upload, file_key.clone(), blobs.as_ref())
     };
     repo::create(table, &record).await?;
-    Ok(FileOk(PresignedView {
+    Ok(FileOk::ok(PresignedView {
         upload_url: Some(signed.url),
         upload_headers: Some(signed.headers.into_iter().collect()),
         file_id: id.to_string(),
@@ -237,7 +240,7 @@ pub async fn metadata(
     Authenticated(caller, ..): Caller,
     PathId(id, ..): Id,
 ) -> Result<FileOk<FileView>, FileError> {
-    Ok(FileOk(visible(&ctx, &caller, id).await?.view()))
+    Ok(FileOk::ok(visible(&ctx, &caller, id).await?.view()))
 }
 
 /// Query of access-url.
@@ -278,22 +281,23 @@ pub async fn access_url(
 ) -> Result<FileOk<String>, FileError> {
     let minutes = query.expire_minutes.unwrap_or(60);
     if !(1..=60).contains(&minutes) {
-        return Err(FileError::Validation(format!(
+        return Err(FileFault::Validation(format!(
             "expireMinutes must be between 1 and 60, got {minutes}"
-        )));
+        ))
+        .into());
     }
     let blobs = ctx.port.clone();
     let record = visible(&ctx, &caller, id).await?;
     if record.upload_status != UploadStatus::Completed {
-        return Err(FileError::NotFound);
+        return Err(FileFault::NotFound.into());
     }
     let expires = Duration::from_secs(minutes as u64 * 60);
     let served = super::served::served(&record);
     let url = blobs
         .presign_get(&record.file_key, expires, &served)
         .await
-        .map_err(FileError::PresignFailed)?;
-    Ok(FileOk(url))
+        .map_err(FileFault::PresignFailed)?;
+    Ok(FileOk::ok(url))
 }
 
 /// Deletes a file record (success also when there is no such record, or it is someone else's:
@@ -325,11 +329,11 @@ pub async fn delete(
     let table = ctx.table.as_ref();
     for attempt in 0..ATTEMPTS {
         let Some(record) = repo::find(table, id).await?.filter(|r| !r.deleted) else {
-            return Ok(FileOk(()));
+            return Ok(FileOk::ok(()));
         };
         if !record.visible_to(caller.id, caller.is_admin()) {
             // Someone else's file answers as an absent one: nothing tells the two apart.
-            return Ok(FileOk(()));
+            return Ok(FileOk::ok(()));
         }
         let release = repo::release_of(table, &record).await?;
         let now = blog_core::time::now_string();
@@ -340,7 +344,7 @@ pub async fn delete(
                     unused.push(record.file_key);
                 }
                 remove_objects(&ctx, blobs, unused).await;
-                return Ok(FileOk(()));
+                return Ok(FileOk::ok(()));
             }
             Err(WriteError::Changed) => back_off(attempt).await,
             Err(other) => return Err(table_error(other)),

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 
-use super::envelope::FileError;
+use super::envelope::{FileError, FileFault};
 
 /// Largest file: 10 MB.
 pub const MAX_FILE_SIZE: i64 = 10 * 1024 * 1024;
@@ -75,31 +75,34 @@ pub struct NewUpload {
 
 /// Checks a presigned body; each broken rule answers its own code (10001, 11002, 11003, 11004).
 pub fn validate(input: PresignInput) -> Result<NewUpload, FileError> {
-    let required = |field: &str| FileError::Validation(format!("{field} is required"));
+    let required = |field: &str| FileFault::Validation(format!("{field} is required"));
     let file_name = input.file_name.ok_or_else(|| required("fileName"))?;
     let file_size = input.file_size.ok_or_else(|| required("fileSize"))?;
     let file_type =
         input.file_type.ok_or_else(|| required("fileType"))?.trim().to_ascii_lowercase();
     let Some((_, extensions)) = PERMITTED.iter().find(|(mime, _)| *mime == file_type) else {
-        return Err(FileError::InvalidType(format!(
+        return Err(FileFault::InvalidType(format!(
             "file type `{file_type}` is not allowed (permitted: JPEG, PNG, GIF, WebP, PDF, DOCX)"
-        )));
+        ))
+        .into());
     };
     let extension = extension_of(&file_name)?;
     if !extensions.contains(&extension.as_str()) {
-        return Err(FileError::InvalidType(format!(
+        return Err(FileFault::InvalidType(format!(
             "extension `.{extension}` does not match file type `{file_type}`"
-        )));
+        ))
+        .into());
     }
     if !(1..=MAX_FILE_SIZE).contains(&file_size) {
-        return Err(FileError::ExceedMaxSize(format!(
+        return Err(FileFault::ExceedMaxSize(format!(
             "fileSize must be between 1 byte and 10 MB ({MAX_FILE_SIZE} bytes), got {file_size}"
-        )));
+        ))
+        .into());
     }
     let md5 = input.md5.map(|md5| md5.to_ascii_lowercase());
     if let Some(md5) = &md5 {
         if md5.len() != 32 || !md5.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(FileError::Validation("md5 must be 32 hexadecimal digits".into()));
+            return Err(FileFault::Validation("md5 must be 32 hexadecimal digits".into()).into());
         }
     }
     Ok(NewUpload { file_name, file_size: file_size as u64, file_type, extension, md5 })
@@ -107,7 +110,8 @@ pub fn validate(input: PresignInput) -> Result<NewUpload, FileError> {
 
 /// The lower-case extension of an acceptable file name, else 11004.
 fn extension_of(name: &str) -> Result<String, FileError> {
-    let invalid = |why: &str| FileError::InvalidName(format!("invalid file name: {why}"));
+    let invalid =
+        |why: &str| FileError::from(FileFault::InvalidName(format!("invalid file name: {why}")));
     if name.len() > MAX_NAME_BYTES {
         return Err(invalid("longer than 255 bytes"));
     }
@@ -148,10 +152,10 @@ mod tests {
     fn code(result: Result<NewUpload, FileError>) -> &'static str {
         match result {
             Ok(_) => "ok",
-            Err(FileError::Validation(_)) => "10001",
-            Err(FileError::InvalidType(_)) => "11002",
-            Err(FileError::ExceedMaxSize(_)) => "11003",
-            Err(FileError::InvalidName(_)) => "11004",
+            Err(FileError::Own(FileFault::Validation(_))) => "10001",
+            Err(FileError::Own(FileFault::InvalidType(_))) => "11002",
+            Err(FileError::Own(FileFault::ExceedMaxSize(_))) => "11003",
+            Err(FileError::Own(FileFault::InvalidName(_))) => "11004",
             Err(_) => "other",
         }
     }

@@ -1,14 +1,13 @@
 //! Envelope of the actuator's errors, in Spring Boot's error shape: `{timestamp, status, error,
 //! message}`. Successful actuator answers are bare documents (health, info, metrics, ...).
 
-use axum::{
-    http::StatusCode,
-    response::{IntoResponse, Response},
-    Json,
-};
+use axum::http::StatusCode;
 use serde::Serialize;
 
-use blog_core::http::error::{ApiError, Failure, Kind};
+use blog_core::http::{
+    error::{Failure, Kind},
+    AreaError, Family,
+};
 
 /// Body of an actuator error.
 #[derive(Serialize, utoipa::ToSchema)]
@@ -26,52 +25,40 @@ pub struct OpsErrorBody {
 /// Errors of the actuator endpoints: the core failures, written in Spring Boot's shape. A
 /// malformed parameter or body is 400, a missing or wrong actuator token 401 (also for a
 /// forbidden caller: the actuator has no roles), no such metric or logger 404.
-#[derive(Debug, thiserror::Error)]
-#[error(transparent)]
-pub struct OpsError(#[from] pub Failure);
+pub type OpsError = AreaError<OpsFault>;
 
-impl IntoResponse for OpsError {
-    fn into_response(self) -> Response {
-        let status = self.kind().status();
-        let body = OpsErrorBody {
+/// The actuator's family: it has no errors of its own, and its successful answers are bare
+/// documents.
+#[derive(Debug, thiserror::Error)]
+pub enum OpsFault {}
+
+impl Family for OpsFault {
+    type Success<T: Serialize> = T;
+    type ErrorBody = OpsErrorBody;
+    const CHALLENGE: Option<&'static str> = Some("Bearer realm=\"actuator\"");
+
+    fn success<T: Serialize>(_message: &'static str, data: T) -> T {
+        data
+    }
+
+    fn error_body(status: StatusCode, message: String, _: &OpsError) -> OpsErrorBody {
+        OpsErrorBody {
             timestamp: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             status: status.as_u16(),
             error: status.canonical_reason().unwrap_or_default().to_string(),
-            message: self.0.into_message(),
-        };
-        let mut response = (status, Json(body)).into_response();
-        if status == StatusCode::UNAUTHORIZED {
-            let challenge = axum::http::HeaderValue::from_static("Bearer realm=\"actuator\"");
-            response.headers_mut().insert(axum::http::header::WWW_AUTHENTICATE, challenge);
+            message,
         }
-        response
     }
-}
 
-impl ApiError for OpsError {
     fn kind(&self) -> Kind {
-        self.0.kind()
+        match *self {}
     }
 
-    fn invalid(message: impl Into<String>) -> Self {
-        Self(Failure::Invalid(message.into()))
-    }
-
-    fn unauthorized(message: impl Into<String>) -> Self {
-        Self(Failure::Unauthorized(message.into()))
-    }
-
-    fn forbidden(message: impl Into<String>) -> Self {
-        Self(Failure::Unauthorized(message.into()))
-    }
-
-    fn internal(error: anyhow::Error) -> Self {
-        Self(Failure::Internal(error))
-    }
-}
-
-impl From<blog_core::ports::table::TableError> for OpsError {
-    fn from(error: blog_core::ports::table::TableError) -> Self {
-        Self(error.into())
+    /// A forbidden caller is answered as one without the token: the actuator has no roles.
+    fn adopt(failure: Failure) -> OpsError {
+        match failure {
+            Failure::Forbidden(message) => AreaError::Failure(Failure::Unauthorized(message)),
+            other => AreaError::Failure(other),
+        }
     }
 }

@@ -1,26 +1,18 @@
 //! Envelope of the categories and tags areas: `{code, message, data}` with `code` a *string*
 //! ("200" on success, the HTTP status otherwise), plus `errorCode` on administration errors.
 
-use axum::{
-    response::{IntoResponse, Response},
-    Json,
-};
+use axum::http::StatusCode;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use blog_core::http::{
     docs::{string_enum, Null},
-    error::{ApiError, Failure, Kind},
+    error::{Failure, Kind},
+    Answer, AreaError, Family,
 };
 
-/// A successful categories/tags response.
-pub struct TaxonomyOk<T>(pub T);
-
-impl<T: Serialize> IntoResponse for TaxonomyOk<T> {
-    fn into_response(self) -> Response {
-        Json(TaxonomyEnvelope { code: "200", message: "success", data: self.0 }).into_response()
-    }
-}
+/// A successful categories/tags answer.
+pub type TaxonomyOk<T> = Answer<TaxonomyFault, T>;
 
 /// Body of a successful categories/tags answer.
 #[derive(Serialize, ToSchema)]
@@ -84,63 +76,36 @@ fn error_codes() -> utoipa::openapi::Object {
 }
 
 /// Errors of the categories and tags areas: the core failures, each with its `errorCode`.
+pub type TaxonomyError = AreaError<TaxonomyFault>;
+
+/// The categories and tags areas' family: they have no errors of their own.
 #[derive(Debug, thiserror::Error)]
-#[error(transparent)]
-pub struct TaxonomyError(#[from] pub Failure);
+pub enum TaxonomyFault {}
 
-impl TaxonomyError {
-    fn error_code(&self) -> TaxonomyErrorCode {
+impl Family for TaxonomyFault {
+    type Success<T: Serialize> = TaxonomyEnvelope<T>;
+    type ErrorBody = TaxonomyErrorEnvelope;
+
+    fn success<T: Serialize>(_message: &'static str, data: T) -> TaxonomyEnvelope<T> {
+        TaxonomyEnvelope { code: "200", message: "success", data }
+    }
+
+    fn error_body(status: StatusCode, message: String, error: &TaxonomyError) -> Self::ErrorBody {
         use TaxonomyErrorCode as C;
-        match &self.0 {
-            Failure::Invalid(_) => C::ParamError,
-            Failure::Unauthorized(_) => C::Unauthorized,
-            Failure::Forbidden(_) => C::AccessDenied,
-            Failure::NotFound(_) => C::NotFound,
-            Failure::Conflict(_) => C::Conflict,
-            Failure::Internal(_) => C::SystemError,
-        }
-    }
-}
-
-impl From<blog_core::ports::table::TableError> for TaxonomyError {
-    fn from(error: blog_core::ports::table::TableError) -> Self {
-        Self(error.into())
-    }
-}
-
-impl From<anyhow::Error> for TaxonomyError {
-    fn from(error: anyhow::Error) -> Self {
-        Self(error.into())
-    }
-}
-
-impl IntoResponse for TaxonomyError {
-    fn into_response(self) -> Response {
-        let (status, error_code) = (self.kind().status(), self.error_code());
-        let body = TaxonomyErrorEnvelope {
-            code: status.as_u16().to_string(),
-            message: self.0.into_message(),
-            data: Null,
-            error_code,
+        let error_code = match error {
+            AreaError::Failure(Failure::Invalid(_)) => C::ParamError,
+            AreaError::Failure(Failure::Unauthorized(_)) => C::Unauthorized,
+            AreaError::Failure(Failure::Forbidden(_)) => C::AccessDenied,
+            AreaError::Failure(Failure::NotFound(_)) => C::NotFound,
+            AreaError::Failure(Failure::Conflict(_)) => C::Conflict,
+            AreaError::Failure(Failure::Internal(_)) => C::SystemError,
+            AreaError::Own(own) => match *own {},
         };
-        (status, Json(body)).into_response()
+        let code = status.as_u16().to_string();
+        TaxonomyErrorEnvelope { code, message, data: Null, error_code }
     }
-}
 
-impl ApiError for TaxonomyError {
     fn kind(&self) -> Kind {
-        self.0.kind()
-    }
-    fn invalid(message: impl Into<String>) -> Self {
-        Self(Failure::Invalid(message.into()))
-    }
-    fn unauthorized(message: impl Into<String>) -> Self {
-        Self(Failure::Unauthorized(message.into()))
-    }
-    fn forbidden(message: impl Into<String>) -> Self {
-        Self(Failure::Forbidden(message.into()))
-    }
-    fn internal(error: anyhow::Error) -> Self {
-        Self(Failure::Internal(error))
+        match *self {}
     }
 }

@@ -1,27 +1,18 @@
 //! Envelope of the auth and users areas: `{code, message, data}` with integer `code` 0 on
 //! success and `code` = HTTP status on errors. It sits with the accounts, which auth uses.
 
-use axum::{
-    http::{header, HeaderValue},
-    response::{IntoResponse, Response},
-    Json,
-};
+use axum::http::StatusCode;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use blog_core::http::{
     docs::{integer_enum, string_enum, Null},
-    error::{ApiError, Failure, Kind},
+    error::Kind,
+    Answer, AreaError, Family,
 };
 
-/// A successful auth/users response.
-pub struct AccountOk<T>(pub T);
-
-impl<T: Serialize> IntoResponse for AccountOk<T> {
-    fn into_response(self) -> Response {
-        Json(AccountEnvelope { code: 0, message: "success", data: self.0 }).into_response()
-    }
-}
+/// A successful auth/users answer.
+pub type AccountOk<T> = Answer<AccountFault, T>;
 
 /// Body of a successful auth/users answer.
 #[derive(Serialize, ToSchema)]
@@ -63,18 +54,18 @@ fn error_codes() -> utoipa::openapi::Object {
 
 /// Errors of the auth and users areas: a core failure (the body's `code` is its status), or a
 /// refusal of the login throttle or the registration limit.
+pub type AccountError = AreaError<AccountFault>;
+
+/// The auth and users areas' own errors: refusals for a window, sent with `Retry-After`.
 #[derive(Debug, thiserror::Error)]
-pub enum AccountError {
-    /// Any of the core failures.
-    #[error(transparent)]
-    Failure(#[from] Failure),
-    /// 429 with `Retry-After`: the login throttle.
+pub enum AccountFault {
+    /// 429: the login throttle.
     #[error("too many failed logins, retry in {retry_after_secs} seconds")]
     TooManyRequests {
         /// Seconds until the throttle window passes.
         retry_after_secs: u64,
     },
-    /// 429 with `Retry-After`: the client address registered its limit of accounts this hour.
+    /// 429: the client address registered its limit of accounts this hour.
     #[error("too many registrations from this address, retry in {retry_after_secs} seconds")]
     TooManyRegistrations {
         /// Seconds until the address's window ends.
@@ -82,56 +73,26 @@ pub enum AccountError {
     },
 }
 
-impl From<blog_core::ports::table::TableError> for AccountError {
-    fn from(error: blog_core::ports::table::TableError) -> Self {
-        Self::Failure(error.into())
-    }
-}
+impl Family for AccountFault {
+    type Success<T: Serialize> = AccountEnvelope<T>;
+    type ErrorBody = AccountErrorEnvelope;
 
-impl From<anyhow::Error> for AccountError {
-    fn from(error: anyhow::Error) -> Self {
-        Self::Failure(error.into())
+    fn success<T: Serialize>(_message: &'static str, data: T) -> AccountEnvelope<T> {
+        AccountEnvelope { code: 0, message: "success", data }
     }
-}
 
-impl IntoResponse for AccountError {
-    fn into_response(self) -> Response {
-        let status = self.kind().status();
-        let (message, retry_after) = match self {
-            Self::Failure(failure) => (failure.into_message(), None),
-            Self::TooManyRequests { retry_after_secs }
-            | Self::TooManyRegistrations { retry_after_secs } => {
-                (self.to_string(), Some(retry_after_secs.max(1)))
-            }
-        };
-        let body = AccountErrorEnvelope { code: status.as_u16(), message, data: Null };
-        let mut response = (status, Json(body)).into_response();
-        if let Some(seconds) = retry_after {
-            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
-        }
-        response
+    fn error_body(status: StatusCode, message: String, _: &AccountError) -> AccountErrorEnvelope {
+        AccountErrorEnvelope { code: status.as_u16(), message, data: Null }
     }
-}
 
-impl ApiError for AccountError {
     fn kind(&self) -> Kind {
+        Kind::TooManyRequests
+    }
+
+    fn retry_after(&self) -> Option<u64> {
         match self {
-            Self::Failure(failure) => failure.kind(),
-            Self::TooManyRequests { .. } | Self::TooManyRegistrations { .. } => {
-                Kind::TooManyRequests
-            }
+            Self::TooManyRequests { retry_after_secs }
+            | Self::TooManyRegistrations { retry_after_secs } => Some(*retry_after_secs),
         }
-    }
-    fn invalid(message: impl Into<String>) -> Self {
-        Failure::Invalid(message.into()).into()
-    }
-    fn unauthorized(message: impl Into<String>) -> Self {
-        Failure::Unauthorized(message.into()).into()
-    }
-    fn forbidden(message: impl Into<String>) -> Self {
-        Failure::Forbidden(message.into()).into()
-    }
-    fn internal(error: anyhow::Error) -> Self {
-        Failure::Internal(error).into()
     }
 }

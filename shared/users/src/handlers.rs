@@ -124,7 +124,7 @@ pub async fn me(
     State(ctx): State<AppContext>,
     Authenticated(principal, ..): Authenticated<AccountError>,
 ) -> Result<AccountOk<UserView>, AccountError> {
-    Ok(AccountOk(caller_account(&ctx, principal).await?.view()))
+    Ok(AccountOk::ok(caller_account(&ctx, principal).await?.view()))
 }
 
 /// Body of PUT /me: `username` and `status` are accepted only unchanged.
@@ -185,7 +185,7 @@ pub async fn update_me(
         avatar: request.avatar.as_deref(),
     }
     .apply(&mut after)?;
-    Ok(AccountOk(save(&ctx, &before, after).await?))
+    Ok(AccountOk::ok(save(&ctx, &before, after).await?))
 }
 
 /// An account (administrators).
@@ -210,7 +210,7 @@ pub async fn get_user(
     _admin: AdminOnly<AccountError>,
     PathId(id, ..): Id,
 ) -> Result<AccountOk<UserView>, AccountError> {
-    Ok(AccountOk(load(&ctx, id).await?.view()))
+    Ok(AccountOk::ok(load(&ctx, id).await?.view()))
 }
 
 /// Body of PUT /{id} (admin).
@@ -292,7 +292,7 @@ pub async fn update_user(
         status = view.status,
         "account updated by administrator"
     );
-    Ok(AccountOk(view))
+    Ok(AccountOk::ok(view))
 }
 
 /// Deletes an account (administrators); idempotent, frees the user name and e-mail.
@@ -328,5 +328,5 @@ pub async fn delete_user(
         tracing::info!(admin_id = admin.id, user_id = id, "account deleted");
     }
     ctx.principals.invalidate(id);
-    Ok(AccountOk(()))
+    Ok(AccountOk::ok(()))
 }

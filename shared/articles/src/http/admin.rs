@@ -18,7 +18,8 @@ use blog_users::principal::AdminOnly;
 use crate::{
     compose::{apply, taxonomy_of},
     envelope::{
-        ArticleEnvelope as Envelope, ArticleError, ArticleErrorEnvelope as Error, ArticleOk,
+        ArticleEnvelope as Envelope, ArticleError, ArticleErrorEnvelope as Error, ArticleFault,
+        ArticleOk,
     },
     events::{self, outbox_write, ArticlePublishedEvent},
     input::ArticleInput,
@@ -40,7 +41,7 @@ const ATTEMPTS: usize = 5;
 
 pub(crate) fn store_error(error: StoreError) -> ArticleError {
     match error {
-        StoreError::Stale => ArticleError::VersionConflict,
+        StoreError::Stale => ArticleFault::VersionConflict.into(),
         StoreError::MissingCategory(_) | StoreError::MissingTag(_) => {
             Failure::Invalid(error.to_string()).into()
         }
@@ -116,7 +117,7 @@ pub async fn create(
         .await
         .map_err(store_error)?;
     tracing::info!(article_id = head.id, admin_id = admin.id, "article created");
-    Ok(ArticleOk { message: "article created successfully", ..ArticleOk::ok(head.id.to_string()) })
+    Ok(ArticleOk::ok(head.id.to_string()).saying("article created successfully"))
 }
 
 pub(crate) async fn existing(
@@ -125,7 +126,7 @@ pub(crate) async fn existing(
 ) -> Result<(ArticleHead, ArticleBody), ArticleError> {
     match read::load(ctx.table.as_ref(), id).await? {
         Some((head, body)) if !head.is_deleted => Ok((head, body)),
-        _ => Err(ArticleError::ArticleNotFound),
+        _ => Err(ArticleFault::ArticleNotFound.into()),
     }
 }
 
@@ -142,7 +143,7 @@ pub(crate) async fn change(
         let before = read::load_head(ctx.table.as_ref(), id)
             .await?
             .filter(|h| !h.is_deleted)
-            .ok_or(ArticleError::ArticleNotFound)?;
+            .ok_or(ArticleFault::ArticleNotFound)?;
         let mut after = edit(&before)?;
         if after == before {
             // Nothing to change (a cancel of a schedule that is not there): nothing written.
@@ -162,7 +163,7 @@ pub(crate) async fn change(
             Err(other) => return Err(store_error(other)),
         }
     }
-    Err(ArticleError::VersionConflict)
+    Err(ArticleFault::VersionConflict.into())
 }
 
 async fn change_status(

@@ -1,43 +1,18 @@
 //! Envelope of the public and admin article areas: `{code, message, data}` with integer `code`
 //! equal to the HTTP status, plus `errorCode` on errors.
 
-use axum::{
-    http::StatusCode,
-    response::{IntoResponse, Response},
-    Json,
-};
+use axum::http::StatusCode;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use blog_core::http::{
     docs::{integer_enum, Null},
-    error::{ApiError, Failure, Kind},
+    error::{Failure, Kind},
+    Answer, AreaError, Family,
 };
 
-/// A successful article response with its status (200, or 201 on create) and message.
-pub struct ArticleOk<T> {
-    /// HTTP status, also the body's `code`.
-    pub status: StatusCode,
-    /// Body `message`.
-    pub message: &'static str,
-    /// Body `data`.
-    pub data: T,
-}
-
-impl<T> ArticleOk<T> {
-    /// 200 with message `success`.
-    pub fn ok(data: T) -> Self {
-        Self { status: StatusCode::OK, message: "success", data }
-    }
-}
-
-impl<T: Serialize> IntoResponse for ArticleOk<T> {
-    fn into_response(self) -> Response {
-        let body =
-            ArticleEnvelope { code: self.status.as_u16(), message: self.message, data: self.data };
-        (self.status, Json(body)).into_response()
-    }
-}
+/// A successful article answer (200), with `success` or what was done as its message.
+pub type ArticleOk<T> = Answer<ArticleFault, T>;
 
 /// Body of a successful article answer.
 #[derive(Serialize, ToSchema)]
@@ -100,24 +75,24 @@ pub enum ArticleErrorCode {
 
 fn error_codes() -> utoipa::openapi::Object {
     let own = [
-        ArticleError::ArticleNotFound,
-        ArticleError::StatusInvalid(String::new()),
-        ArticleError::AlreadyPublished,
-        ArticleError::AlreadyArchived,
-        ArticleError::VersionConflict,
+        ArticleFault::ArticleNotFound,
+        ArticleFault::StatusInvalid(String::new()),
+        ArticleFault::AlreadyPublished,
+        ArticleFault::AlreadyArchived,
+        ArticleFault::VersionConflict,
     ];
-    let kinds = Kind::FAILURES.into_iter().chain(own.iter().map(ApiError::kind));
+    let kinds = Kind::FAILURES.into_iter().chain(own.iter().map(Family::kind));
     integer_enum("The HTTP status", kinds.map(|kind| i64::from(kind.status().as_u16())))
 }
 
-/// Business and technical errors of the article areas (spec 7.1): a core failure, or one of
-/// the article's own.
+/// Business and technical errors of the article areas (spec 7.1): a core failure
+/// (PARAM_ERROR, UNAUTHORIZED, ACCESS_DENIED, NOT_FOUND for a resource other than the article,
+/// INVALID_OPERATION for a conflict, SYSTEM_ERROR), or one of the article's own.
+pub type ArticleError = AreaError<ArticleFault>;
+
+/// The article areas' own errors.
 #[derive(Debug, thiserror::Error)]
-pub enum ArticleError {
-    /// A core failure: PARAM_ERROR, UNAUTHORIZED, ACCESS_DENIED, NOT_FOUND (a resource other
-    /// than the article), INVALID_OPERATION (a conflict) or SYSTEM_ERROR.
-    #[error(transparent)]
-    Failure(#[from] Failure),
+pub enum ArticleFault {
     /// 404 ARTICLE_NOT_FOUND.
     #[error("article does not exist")]
     ArticleNotFound,
@@ -135,70 +110,39 @@ pub enum ArticleError {
     VersionConflict,
 }
 
-impl ArticleError {
-    fn error_code(&self) -> ArticleErrorCode {
+impl Family for ArticleFault {
+    type Success<T: Serialize> = ArticleEnvelope<T>;
+    type ErrorBody = ArticleErrorEnvelope;
+
+    fn success<T: Serialize>(message: &'static str, data: T) -> ArticleEnvelope<T> {
+        ArticleEnvelope { code: StatusCode::OK.as_u16(), message, data }
+    }
+
+    fn error_body(status: StatusCode, message: String, error: &ArticleError) -> Self::ErrorBody {
         use ArticleErrorCode as C;
-        match self {
-            Self::Failure(Failure::Invalid(_)) => C::ParamError,
-            Self::Failure(Failure::Unauthorized(_)) => C::Unauthorized,
-            Self::Failure(Failure::Forbidden(_)) => C::AccessDenied,
-            Self::Failure(Failure::NotFound(_)) => C::NotFound,
-            Self::Failure(Failure::Conflict(_)) => C::InvalidOperation,
-            Self::Failure(Failure::Internal(_)) => C::SystemError,
-            Self::ArticleNotFound => C::ArticleNotFound,
-            Self::StatusInvalid(_) => C::ArticleStatusInvalid,
-            Self::AlreadyPublished => C::ArticleAlreadyPublished,
-            Self::AlreadyArchived => C::ArticleAlreadyArchived,
-            Self::VersionConflict => C::VersionConflict,
-        }
-    }
-}
-
-impl From<blog_core::ports::table::TableError> for ArticleError {
-    fn from(error: blog_core::ports::table::TableError) -> Self {
-        Self::Failure(error.into())
-    }
-}
-
-impl From<anyhow::Error> for ArticleError {
-    fn from(error: anyhow::Error) -> Self {
-        Self::Failure(error.into())
-    }
-}
-
-impl IntoResponse for ArticleError {
-    fn into_response(self) -> Response {
-        let (status, error_code) = (self.kind().status(), self.error_code());
-        let message = match self {
-            Self::Failure(failure) => failure.into_message(),
-            own => own.to_string(),
+        let error_code = match error {
+            AreaError::Failure(Failure::Invalid(_)) => C::ParamError,
+            AreaError::Failure(Failure::Unauthorized(_)) => C::Unauthorized,
+            AreaError::Failure(Failure::Forbidden(_)) => C::AccessDenied,
+            AreaError::Failure(Failure::NotFound(_)) => C::NotFound,
+            AreaError::Failure(Failure::Conflict(_)) => C::InvalidOperation,
+            AreaError::Failure(Failure::Internal(_)) => C::SystemError,
+            AreaError::Own(Self::ArticleNotFound) => C::ArticleNotFound,
+            AreaError::Own(Self::StatusInvalid(_)) => C::ArticleStatusInvalid,
+            AreaError::Own(Self::AlreadyPublished) => C::ArticleAlreadyPublished,
+            AreaError::Own(Self::AlreadyArchived) => C::ArticleAlreadyArchived,
+            AreaError::Own(Self::VersionConflict) => C::VersionConflict,
         };
-        let body = ArticleErrorEnvelope { code: status.as_u16(), message, data: Null, error_code };
-        (status, Json(body)).into_response()
+        ArticleErrorEnvelope { code: status.as_u16(), message, data: Null, error_code }
     }
-}
 
-impl ApiError for ArticleError {
     fn kind(&self) -> Kind {
         match self {
-            Self::Failure(failure) => failure.kind(),
             Self::ArticleNotFound => Kind::NotFound,
             Self::StatusInvalid(_)
             | Self::AlreadyPublished
             | Self::AlreadyArchived
             | Self::VersionConflict => Kind::Conflict,
         }
-    }
-    fn invalid(message: impl Into<String>) -> Self {
-        Failure::Invalid(message.into()).into()
-    }
-    fn unauthorized(message: impl Into<String>) -> Self {
-        Failure::Unauthorized(message.into()).into()
-    }
-    fn forbidden(message: impl Into<String>) -> Self {
-        Failure::Forbidden(message.into()).into()
-    }
-    fn internal(error: anyhow::Error) -> Self {
-        Failure::Internal(error).into()
     }
 }

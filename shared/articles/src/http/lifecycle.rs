@@ -1,6 +1,9 @@
 //! The status transitions of spec 3.1, as one table.
 
-use crate::{envelope::ArticleError, model::Status};
+use crate::{
+    envelope::{ArticleError, ArticleFault},
+    model::Status,
+};
 
 /// A state-changing operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,9 +24,9 @@ pub fn transition(from: Status, action: Action) -> Result<Status, ArticleError> 
         (Draft, Publish) => Ok(Published),
         (Published, Archive) => Ok(Archived),
         (Archived, Unarchive) => Ok(Published),
-        (Published, Publish) => Err(ArticleError::AlreadyPublished),
-        (Archived, Archive) => Err(ArticleError::AlreadyArchived),
-        (from, action) => Err(ArticleError::StatusInvalid(format!(
+        (Published, Publish) => Err(ArticleFault::AlreadyPublished.into()),
+        (Archived, Archive) => Err(ArticleFault::AlreadyArchived.into()),
+        (from, action) => Err(ArticleFault::StatusInvalid(format!(
             "cannot {} an article that is {}",
             match action {
                 Publish => "publish",
@@ -35,7 +38,8 @@ pub fn transition(from: Status, action: Action) -> Result<Status, ArticleError> 
                 Published => "published",
                 Archived => "archived",
             }
-        ))),
+        ))
+        .into()),
     }
 }
 
@@ -46,9 +50,15 @@ mod tests {
     fn code(result: Result<Status, ArticleError>) -> String {
         match result {
             Ok(status) => format!("{status:?}"),
-            Err(ArticleError::AlreadyPublished) => "ARTICLE_ALREADY_PUBLISHED".into(),
-            Err(ArticleError::AlreadyArchived) => "ARTICLE_ALREADY_ARCHIVED".into(),
-            Err(ArticleError::StatusInvalid(_)) => "ARTICLE_STATUS_INVALID".into(),
+            Err(ArticleError::Own(ArticleFault::AlreadyPublished)) => {
+                "ARTICLE_ALREADY_PUBLISHED".into()
+            }
+            Err(ArticleError::Own(ArticleFault::AlreadyArchived)) => {
+                "ARTICLE_ALREADY_ARCHIVED".into()
+            }
+            Err(ArticleError::Own(ArticleFault::StatusInvalid(_))) => {
+                "ARTICLE_STATUS_INVALID".into()
+            }
             Err(other) => format!("{other:?}"),
         }
     }

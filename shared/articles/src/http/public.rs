@@ -18,7 +18,7 @@ use blog_core::{
 use blog_taxonomy as taxonomy;
 
 use crate::{
-    envelope::{ArticleEnvelope, ArticleError, ArticleErrorEnvelope, ArticleOk},
+    envelope::{ArticleEnvelope, ArticleError, ArticleErrorEnvelope, ArticleFault, ArticleOk},
     input::{CategoryArticlesQuery, ListQuery, Listing, PathFilter, TagArticlesQuery},
     model::{ArticleHead, Detail, ListItem, Page, RelatedItem, Status},
     read::{self, Filter},
@@ -69,7 +69,7 @@ pub async fn related(
     };
     let heads = related::related(ctx.table.as_ref(), id, limit)
         .await?
-        .ok_or(ArticleError::ArticleNotFound)?;
+        .ok_or(ArticleFault::ArticleNotFound)?;
     Ok(ArticleOk::ok(heads.iter().map(ArticleHead::related_item).collect()))
 }
 
@@ -237,6 +237,6 @@ pub async fn detail(
             }
             Ok((headers, ArticleOk::ok(Detail::new(&head, body))))
         }
-        _ => Err(ArticleError::ArticleNotFound),
+        _ => Err(ArticleFault::ArticleNotFound.into()),
     }
 }

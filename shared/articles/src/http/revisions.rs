@@ -27,7 +27,8 @@ use blog_users::principal::AdminOnly;
 
 use crate::{
     envelope::{
-        ArticleEnvelope as Envelope, ArticleError, ArticleErrorEnvelope as Error, ArticleOk,
+        ArticleEnvelope as Envelope, ArticleError, ArticleErrorEnvelope as Error, ArticleFault,
+        ArticleOk,
     },
     input::Validated,
     keys,
@@ -211,7 +212,7 @@ pub async fn list(
         crate::read::load_head(table, id),
         records::query_all(table, summaries(id).descending())
     );
-    head?.filter(|h| !h.is_deleted).ok_or(ArticleError::ArticleNotFound)?;
+    head?.filter(|h| !h.is_deleted).ok_or(ArticleFault::ArticleNotFound)?;
     let revisions = found?
         .into_iter()
         .map(|item| records::from_item::<StoredRevision>(item).map(Revision::from))
@@ -264,7 +265,7 @@ async fn revision_of(
             _ => {}
         }
     }
-    let head = head.filter(|h| !h.is_deleted).ok_or(ArticleError::ArticleNotFound)?;
+    let head = head.filter(|h| !h.is_deleted).ok_or(ArticleFault::ArticleNotFound)?;
     match summary.zip(content) {
         Some((summary, content)) => Ok((head, summary, content)),
         None => Err(Failure::NotFound(format!(
@@ -347,7 +348,7 @@ pub async fn restore(
     };
     let (head, revision, content) = revision_of(ctx.table.as_ref(), &path).await?;
     if expected.is_some_and(|version| version != head.version) {
-        return Err(ArticleError::VersionConflict);
+        return Err(ArticleFault::VersionConflict.into());
     }
     let input = Validated {
         title: revision.title,

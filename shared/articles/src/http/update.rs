@@ -14,7 +14,8 @@ use crate::{
     admin::{existing, store_error},
     compose::{apply, taxonomy_of},
     envelope::{
-        ArticleEnvelope as Envelope, ArticleError, ArticleErrorEnvelope as Error, ArticleOk,
+        ArticleEnvelope as Envelope, ArticleError, ArticleErrorEnvelope as Error, ArticleFault,
+        ArticleOk,
     },
     events::{self, outbox_write, ArticlePublishedEvent},
     input::{ArticleInput, Validated},
@@ -72,7 +73,7 @@ pub(crate) async fn update_article(
     let (current, taxonomy) = join!(existing(ctx, id), taxonomy_of(ctx, &input));
     let (before, before_body) = current?;
     if input.version.is_some_and(|v| v != before.version) {
-        return Err(ArticleError::VersionConflict);
+        return Err(ArticleFault::VersionConflict.into());
     }
     let taxonomy = taxonomy?;
     let stamp = chrono::Utc::now().timestamp_millis();

@@ -32,7 +32,8 @@ use blog_users::principal::AdminOnly;
 use crate::{
     admin::change,
     envelope::{
-        ArticleEnvelope as Envelope, ArticleError, ArticleErrorEnvelope as Error, ArticleOk,
+        ArticleEnvelope as Envelope, ArticleError, ArticleErrorEnvelope as Error, ArticleFault,
+        ArticleOk,
     },
     keys,
     lifecycle::{self, Action},
@@ -202,7 +203,9 @@ pub async fn publish_due(ctx: &Publishing, lookahead: Duration) -> anyhow::Resul
 async fn publish_scheduled(ctx: &Publishing, id: u64, at: &str) -> Result<bool, ArticleError> {
     let outcome = change(ctx, id, |before| {
         if before.status != Status::Draft || before.scheduled_at.as_deref() != Some(at) {
-            return Err(ArticleError::StatusInvalid("no longer scheduled at that time".into()));
+            return Err(
+                ArticleFault::StatusInvalid("no longer scheduled at that time".into()).into()
+            );
         }
         let mut after = before.clone();
         after.status = Status::Published;
@@ -216,7 +219,9 @@ async fn publish_scheduled(ctx: &Publishing, id: u64, at: &str) -> Result<bool, 
             tracing::info!(article_id = id, scheduled_at = at, "scheduled article published");
             Ok(true)
         }
-        Err(ArticleError::StatusInvalid(_) | ArticleError::ArticleNotFound) => Ok(false),
+        Err(ArticleError::Own(ArticleFault::StatusInvalid(_) | ArticleFault::ArticleNotFound)) => {
+            Ok(false)
+        }
         Err(other) => Err(other),
     }
 }

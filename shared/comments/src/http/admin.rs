@@ -17,10 +17,13 @@ use blog_core::{
 };
 use blog_users::principal::AdminOnly;
 
+use blog_core::http::ApiError;
+
 use crate::{
     edit::remove,
     envelope::{
-        CommentEnvelope as Envelope, CommentError, CommentErrorEnvelope as Error, CommentOk,
+        CommentEnvelope as Envelope, CommentError, CommentErrorEnvelope as Error, CommentFault,
+        CommentOk,
     },
     keys,
     model::{Comment, CommentStatus, StoredComment},
@@ -71,14 +74,14 @@ pub(crate) fn reason(body: &Bytes, required: bool) -> Result<Option<String>, Com
     let given = if body.iter().all(u8::is_ascii_whitespace) {
         None
     } else {
-        parse_json::<ReasonInput>(body).map_err(CommentError::param)?.reason
+        parse_json::<ReasonInput>(body).map_err(CommentError::invalid)?.reason
     };
     let given = given.map(|r| r.trim().to_string()).filter(|r| !r.is_empty());
     match given {
         Some(reason) if reason.chars().count() > 500 => {
-            Err(CommentError::param("reason must have at most 500 characters"))
+            Err(CommentError::invalid("reason must have at most 500 characters"))
         }
-        None if required => Err(CommentError::param("reason is required")),
+        None if required => Err(CommentError::invalid("reason is required")),
         other => Ok(other),
     }
 }
@@ -155,13 +158,13 @@ pub async fn list(
     let status = match query.status.as_deref().map(str::trim) {
         None | Some("") => None,
         Some(raw) => Some(CommentStatus::parse(raw).ok_or_else(|| {
-            CommentError::param("status must be PENDING, APPROVED, REJECTED or DELETED")
+            CommentError::invalid("status must be PENDING, APPROVED, REJECTED or DELETED")
         })?),
     };
     let article = id_filter("targetId", query.target_id.as_deref())?;
     let user = id_filter("userId", query.user_id.as_deref())?;
     let comments = matching(&ctx, status, article, user).await?;
-    Ok(CommentOk(paging.cut(comments.iter().map(StoredComment::admin_view).collect())))
+    Ok(CommentOk::ok(paging.cut(comments.iter().map(StoredComment::admin_view).collect())))
 }
 
 /// Moves a comment to `to` (a DELETED one is not found); a comment already there is left
@@ -176,7 +179,7 @@ pub(crate) async fn moderate(
         let comment = repo::find(ctx.table.as_ref(), id)
             .await?
             .filter(|c| c.status != CommentStatus::Deleted)
-            .ok_or(CommentError::CommentNotFound)?;
+            .ok_or(CommentFault::CommentNotFound)?;
         if comment.status == to {
             return Ok(comment.admin_view());
         }
@@ -188,7 +191,7 @@ pub(crate) async fn moderate(
                 let after =
                     repo::get_in(ctx.table.as_ref(), comment.article_id, comment.root_id, id)
                         .await?;
-                return Ok(after.ok_or(CommentError::CommentNotFound)?.admin_view());
+                return Ok(after.ok_or(CommentFault::CommentNotFound)?.admin_view());
             }
             // The comment or its thread changed meanwhile: read again.
             Err(TableError::TransactionCancelled { .. }) => continue,
@@ -221,7 +224,7 @@ pub async fn approve(
     _admin: Admin,
     PathId(id, ..): Id,
 ) -> Result<CommentOk<Comment>, CommentError> {
-    moderate(&ctx, id, CommentStatus::Approved, Update::new()).await.map(CommentOk)
+    moderate(&ctx, id, CommentStatus::Approved, Update::new()).await.map(CommentOk::ok)
 }
 
 /// Rejects a comment (administrators; body `reason` required): only its author and
@@ -251,7 +254,7 @@ pub async fn reject(
 ) -> Result<CommentOk<Comment>, CommentError> {
     let reason = reason(&body, true)?.unwrap_or_default();
     let extra = Update::new().set("rejectReason", s(reason));
-    moderate(&ctx, id, CommentStatus::Rejected, extra).await.map(CommentOk)
+    moderate(&ctx, id, CommentStatus::Rejected, extra).await.map(CommentOk::ok)
 }
 
 /// Deletes any comment (administrators; body `reason`, optional): as its author's delete.
@@ -283,9 +286,9 @@ pub async fn delete(
         let comment = repo::find(ctx.table.as_ref(), id)
             .await?
             .filter(|c| c.status != CommentStatus::Deleted)
-            .ok_or(CommentError::CommentNotFound)?;
+            .ok_or(CommentFault::CommentNotFound)?;
         if remove(&ctx, &comment, reason.as_deref()).await? {
-            return Ok(CommentOk(Null));
+            return Ok(CommentOk::ok(Null));
         }
     }
     Err(Failure::Conflict("the comment kept changing: try again".into()).into())

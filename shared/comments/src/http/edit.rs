@@ -18,7 +18,8 @@ use blog_users::principal::{Authenticated, Principal};
 
 use crate::{
     envelope::{
-        CommentEnvelope as Envelope, CommentError, CommentErrorEnvelope as Error, CommentOk,
+        CommentEnvelope as Envelope, CommentError, CommentErrorEnvelope as Error, CommentFault,
+        CommentOk,
     },
     model::{Comment, CommentStatus, StoredComment},
     post::checked_content,
@@ -52,9 +53,9 @@ pub(crate) async fn own(
             c.visible_to(Some((caller.id, caller.is_admin()))) && (*article || !readable)
         })
         .map(|(comment, _)| comment)
-        .ok_or(CommentError::CommentNotFound)?;
+        .ok_or(CommentFault::CommentNotFound)?;
     if comment.user_id != caller.id && !(admin_may && caller.is_admin()) {
-        return Err(CommentError::CommentForbidden);
+        return Err(CommentFault::CommentForbidden.into());
     }
     Ok(comment)
 }
@@ -129,7 +130,7 @@ pub async fn update(
                     ..comment
                 };
                 tracing::info!(comment_id = id, user_id = caller.id, "comment edited");
-                return Ok(CommentOk(edited.view()));
+                return Ok(CommentOk::ok(edited.view()));
             }
             // The comment, its thread or the rate window changed meanwhile: read again.
             Err(TableError::TransactionCancelled { .. }) => continue,
@@ -190,7 +191,7 @@ pub async fn delete(
         let comment = own(&ctx, &caller, id, true, false).await?;
         if remove(&ctx, &comment, None).await? {
             tracing::info!(comment_id = id, user_id = caller.id, "comment deleted");
-            return Ok(CommentOk(Null));
+            return Ok(CommentOk::ok(Null));
         }
     }
     Err(Failure::Conflict("the comment kept changing: try again".into()).into())

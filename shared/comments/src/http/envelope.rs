@@ -3,9 +3,8 @@
 //! status plus `errorCode`; 429 also sends `Retry-After`.
 
 use axum::{
-    http::{header, HeaderMap, HeaderValue},
+    http::{header, HeaderMap, StatusCode},
     response::{IntoResponse, Response},
-    Json,
 };
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -13,23 +12,12 @@ use utoipa::ToSchema;
 use blog_core::http::{
     caching::validators::weak_entity_tag,
     docs::{api_time, integer_enum, Null},
-    error::{ApiError, Failure, Kind},
+    error::{Failure, Kind},
+    Answer, AreaError, Family,
 };
 
 /// A successful comment answer (200).
-pub struct CommentOk<T>(pub T);
-
-impl<T: Serialize> IntoResponse for CommentOk<T> {
-    fn into_response(self) -> Response {
-        let body = CommentEnvelope {
-            code: 200,
-            message: "success",
-            data: self.0,
-            timestamp: blog_core::time::now_string(),
-        };
-        Json(body).into_response()
-    }
-}
+pub type CommentOk<T> = Answer<CommentFault, T>;
 
 /// A successful comment answer that HTTP caches keep (a page of the tree), with its headers:
 /// its entity tag is a weak one computed from `data` and those headers alone (`http::caching`),
@@ -54,7 +42,7 @@ impl<T: Serialize> IntoResponse for CommentRead<T> {
             tagged.extend_from_slice(value.as_bytes());
         }
         let tag = weak_entity_tag(&tagged);
-        let mut response = CommentOk(self.0).into_response();
+        let mut response = CommentOk::ok(self.0).into_response();
         response.headers_mut().extend(self.1);
         response.headers_mut().insert(header::ETAG, tag);
         response
@@ -136,12 +124,13 @@ fn error_codes() -> utoipa::openapi::Object {
     )
 }
 
-/// Errors of the comment areas: a core failure, or one of the comments' own.
+/// Errors of the comment areas: a core failure (PARAM_ERROR, UNAUTHORIZED, FORBIDDEN, NOT_FOUND,
+/// CONFLICT, SYSTEM_ERROR), or one of the comments' own.
+pub type CommentError = AreaError<CommentFault>;
+
+/// The comment areas' own errors.
 #[derive(Debug, thiserror::Error)]
-pub enum CommentError {
-    /// A core failure (PARAM_ERROR, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, SYSTEM_ERROR).
-    #[error(transparent)]
-    Failure(#[from] Failure),
+pub enum CommentFault {
     /// 404 COMMENT_NOT_FOUND.
     #[error("comment does not exist")]
     CommentNotFound,
@@ -169,89 +158,48 @@ pub enum CommentError {
     },
 }
 
-impl CommentError {
-    fn error_code(&self) -> CommentErrorCode {
+impl Family for CommentFault {
+    type Success<T: Serialize> = CommentEnvelope<T>;
+    type ErrorBody = CommentErrorEnvelope;
+
+    fn success<T: Serialize>(_message: &'static str, data: T) -> CommentEnvelope<T> {
+        let timestamp = blog_core::time::now_string();
+        CommentEnvelope { code: 200, message: "success", data, timestamp }
+    }
+
+    fn error_body(status: StatusCode, message: String, error: &CommentError) -> Self::ErrorBody {
         use CommentErrorCode as C;
-        match self {
-            Self::Failure(Failure::Invalid(_)) => C::ParamError,
-            Self::Failure(Failure::Unauthorized(_)) => C::Unauthorized,
-            Self::Failure(Failure::Forbidden(_)) => C::Forbidden,
-            Self::Failure(Failure::NotFound(_)) => C::NotFound,
-            Self::Failure(Failure::Conflict(_)) => C::Conflict,
-            Self::Failure(Failure::Internal(_)) => C::SystemError,
-            Self::CommentNotFound => C::CommentNotFound,
-            Self::CommentForbidden => C::CommentForbidden,
-            Self::CommentsDisabled => C::CommentsDisabled,
-            Self::TooDeep => C::CommentTooDeep,
-            Self::ArticleNotFound => C::ArticleNotFound,
-            Self::TooManyRequests { .. } => C::TooManyRequests,
-        }
-    }
-
-    /// A parameter error naming the field.
-    pub fn param(message: impl Into<String>) -> Self {
-        Failure::Invalid(message.into()).into()
-    }
-}
-
-impl From<blog_core::ports::table::TableError> for CommentError {
-    fn from(error: blog_core::ports::table::TableError) -> Self {
-        Self::Failure(error.into())
-    }
-}
-
-impl From<anyhow::Error> for CommentError {
-    fn from(error: anyhow::Error) -> Self {
-        Self::Failure(error.into())
-    }
-}
-
-impl IntoResponse for CommentError {
-    fn into_response(self) -> Response {
-        let (status, error_code) = (self.kind().status(), self.error_code());
-        let retry_after = match self {
-            Self::TooManyRequests { retry_after_secs, .. } => Some(retry_after_secs.max(1)),
-            _ => None,
+        let error_code = match error {
+            AreaError::Failure(Failure::Invalid(_)) => C::ParamError,
+            AreaError::Failure(Failure::Unauthorized(_)) => C::Unauthorized,
+            AreaError::Failure(Failure::Forbidden(_)) => C::Forbidden,
+            AreaError::Failure(Failure::NotFound(_)) => C::NotFound,
+            AreaError::Failure(Failure::Conflict(_)) => C::Conflict,
+            AreaError::Failure(Failure::Internal(_)) => C::SystemError,
+            AreaError::Own(Self::CommentNotFound) => C::CommentNotFound,
+            AreaError::Own(Self::CommentForbidden) => C::CommentForbidden,
+            AreaError::Own(Self::CommentsDisabled) => C::CommentsDisabled,
+            AreaError::Own(Self::TooDeep) => C::CommentTooDeep,
+            AreaError::Own(Self::ArticleNotFound) => C::ArticleNotFound,
+            AreaError::Own(Self::TooManyRequests { .. }) => C::TooManyRequests,
         };
-        let message = match self {
-            Self::Failure(failure) => failure.into_message(),
-            own => own.to_string(),
-        };
-        let body = CommentErrorEnvelope {
-            code: status.as_u16(),
-            message,
-            data: Null,
-            error_code,
-            timestamp: blog_core::time::now_string(),
-        };
-        let mut response = (status, Json(body)).into_response();
-        if let Some(seconds) = retry_after {
-            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
-        }
-        response
+        let timestamp = blog_core::time::now_string();
+        CommentErrorEnvelope { code: status.as_u16(), message, data: Null, error_code, timestamp }
     }
-}
 
-impl ApiError for CommentError {
     fn kind(&self) -> Kind {
         match self {
-            Self::Failure(failure) => failure.kind(),
             Self::CommentNotFound | Self::ArticleNotFound => Kind::NotFound,
             Self::CommentForbidden | Self::CommentsDisabled => Kind::Forbidden,
             Self::TooDeep => Kind::Invalid,
             Self::TooManyRequests { .. } => Kind::TooManyRequests,
         }
     }
-    fn invalid(message: impl Into<String>) -> Self {
-        Failure::Invalid(message.into()).into()
-    }
-    fn unauthorized(message: impl Into<String>) -> Self {
-        Failure::Unauthorized(message.into()).into()
-    }
-    fn forbidden(message: impl Into<String>) -> Self {
-        Failure::Forbidden(message.into()).into()
-    }
-    fn internal(error: anyhow::Error) -> Self {
-        Failure::Internal(error).into()
+
+    fn retry_after(&self) -> Option<u64> {
+        match self {
+            Self::TooManyRequests { retry_after_secs, .. } => Some(*retry_after_secs),
+            _ => None,
+        }
     }
 }

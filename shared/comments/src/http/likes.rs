@@ -21,7 +21,8 @@ use blog_users::principal::{Authenticated, Principal};
 
 use crate::{
     envelope::{
-        CommentEnvelope as Envelope, CommentError, CommentErrorEnvelope as Error, CommentOk,
+        CommentEnvelope as Envelope, CommentError, CommentErrorEnvelope as Error, CommentFault,
+        CommentOk,
     },
     keys,
     model::StoredComment,
@@ -64,7 +65,7 @@ async fn likable(
     let viewer = Some((caller.id, caller.is_admin()));
     match repo::find_with_article(table, id).await? {
         Some((comment, true)) if thread::shown_to(table, &comment, viewer).await? => Ok(comment),
-        _ => Err(CommentError::CommentNotFound),
+        _ => Err(CommentFault::CommentNotFound.into()),
     }
 }
 
@@ -106,7 +107,7 @@ async fn like_article(
     for _ in 0..ATTEMPTS {
         let article = articles::reaction_target(ctx.table.as_ref(), id)
             .await?
-            .ok_or(CommentError::ArticleNotFound)?;
+            .ok_or(CommentFault::ArticleNotFound)?;
         let (like, target) = if on {
             (like_item(&like), articles::counter_while(&article, articles::LIKE_COUNT, 1, false))
         } else {
@@ -144,7 +145,7 @@ pub async fn like(
     Authenticated(caller, ..): Caller,
     PathId(id, ..): Id,
 ) -> Result<CommentOk<Null>, CommentError> {
-    like_comment(&ctx, &caller, id, true).await.map(|()| CommentOk(Null))
+    like_comment(&ctx, &caller, id, true).await.map(|()| CommentOk::ok(Null))
 }
 
 /// Takes back a like of a comment (idempotent: unliking what is not liked changes nothing).
@@ -169,7 +170,7 @@ pub async fn unlike(
     Authenticated(caller, ..): Caller,
     PathId(id, ..): Id,
 ) -> Result<CommentOk<Null>, CommentError> {
-    like_comment(&ctx, &caller, id, false).await.map(|()| CommentOk(Null))
+    like_comment(&ctx, &caller, id, false).await.map(|()| CommentOk::ok(Null))
 }
 
 /// Whether the caller likes a comment (`data`: boolean).
@@ -198,7 +199,7 @@ pub async fn liked(
     let (_, like) = try_join!(likable(&ctx, &caller, id), async {
         ctx.table.get(&like).await.map_err(CommentError::from)
     })?;
-    Ok(CommentOk(like.is_some()))
+    Ok(CommentOk::ok(like.is_some()))
 }
 
 /// Likes a published or archived article (idempotent).
@@ -223,7 +224,7 @@ pub async fn like_an_article(
     Authenticated(caller, ..): Caller,
     PathId(id, ..): Id,
 ) -> Result<CommentOk<Null>, CommentError> {
-    like_article(&ctx, &caller, id, true).await.map(|()| CommentOk(Null))
+    like_article(&ctx, &caller, id, true).await.map(|()| CommentOk::ok(Null))
 }
 
 /// Takes back a like of an article (idempotent).
@@ -248,7 +249,7 @@ pub async fn unlike_an_article(
     Authenticated(caller, ..): Caller,
     PathId(id, ..): Id,
 ) -> Result<CommentOk<Null>, CommentError> {
-    like_article(&ctx, &caller, id, false).await.map(|()| CommentOk(Null))
+    like_article(&ctx, &caller, id, false).await.map(|()| CommentOk::ok(Null))
 }
 
 /// Whether the caller likes an article (`data`: boolean).
@@ -276,6 +277,6 @@ pub async fn article_liked(
     let table = ctx.table.as_ref();
     let like = keys::article_like(caller.id, id);
     let (article, like) = try_join!(articles::reaction_target(table, id), table.get(&like))?;
-    article.ok_or(CommentError::ArticleNotFound)?;
-    Ok(CommentOk(like.is_some()))
+    article.ok_or(CommentFault::ArticleNotFound)?;
+    Ok(CommentOk::ok(like.is_some()))
 }

@@ -3,6 +3,8 @@
 
 use blog_core::http::extract::parse_id;
 
+use blog_core::http::ApiError;
+
 use crate::envelope::CommentError;
 
 /// A page of a list: the article list's page object.
@@ -14,6 +16,6 @@ pub fn id_filter(name: &str, raw: Option<&str>) -> Result<Option<u64>, CommentEr
         None | Some("") => Ok(None),
         Some(raw) => parse_id(raw)
             .map(Some)
-            .ok_or_else(|| CommentError::param(format!("{name} must be a positive integer id"))),
+            .ok_or_else(|| CommentError::invalid(format!("{name} must be a positive integer id"))),
     }
 }

@@ -23,9 +23,12 @@ use blog_users::{
     repo as accounts,
 };
 
+use blog_core::http::ApiError;
+
 use crate::{
     envelope::{
-        CommentEnvelope as Envelope, CommentError, CommentErrorEnvelope as Error, CommentOk,
+        CommentEnvelope as Envelope, CommentError, CommentErrorEnvelope as Error, CommentFault,
+        CommentOk,
     },
     model::{Comment, CommentStatus, StoredComment},
     public::article_target,
@@ -61,7 +64,7 @@ pub struct CommentInput {
 pub(crate) fn checked_content(content: &str) -> Result<(), CommentError> {
     let chars = content.chars().count();
     if content.trim().is_empty() || chars > MAX_CHARS {
-        return Err(CommentError::param(format!(
+        return Err(CommentError::invalid(format!(
             "content must have 1-{MAX_CHARS} characters (not only spaces), got {chars}"
         )));
     }
@@ -121,13 +124,13 @@ async fn answerable(
     parent: Option<StoredComment>,
     viewer: Option<(u64, bool)>,
 ) -> Result<(StoredComment, Vec<StoredComment>), CommentError> {
-    let parent = parent.filter(|p| p.visible_to(viewer)).ok_or(CommentError::CommentNotFound)?;
+    let parent = parent.filter(|p| p.visible_to(viewer)).ok_or(CommentFault::CommentNotFound)?;
     let above = thread::ancestors(table, &parent).await?;
     if above.iter().any(|a| a.status.hides_replies() && !a.visible_to(viewer)) {
-        return Err(CommentError::CommentNotFound);
+        return Err(CommentFault::CommentNotFound.into());
     }
     if parent.status != CommentStatus::Approved || above.iter().any(|a| a.status.hides_replies()) {
-        return Err(CommentError::param(format!(
+        return Err(CommentError::invalid(format!(
             "parentId: comment {} takes no reply: it is {} or under a comment that is not \
              approved",
             parent.id,
@@ -176,7 +179,7 @@ async fn post(
         article_target(input.target_type.as_deref(), raw_id(&input.target_id).as_deref())?;
     let parent_id = match &input.parent_id {
         None | Some(serde_json::Value::Null) => None,
-        Some(raw) => Some(id_from_json("parentId", raw).map_err(CommentError::param)?),
+        Some(raw) => Some(id_from_json("parentId", raw).map_err(CommentError::invalid)?),
     };
     let viewer = Some((caller.id, caller.is_admin()));
     let html = articles::render_comment(&input.content);
@@ -186,9 +189,9 @@ async fn post(
         // The author's name is read below: a rename older than this never overwrites it.
         let stamp = chrono::Utc::now().timestamp_millis();
         let reads = read_all(ctx, caller, article_id, parent_id).await?;
-        let article = reads.article.ok_or(CommentError::ArticleNotFound)?;
+        let article = reads.article.ok_or(CommentFault::ArticleNotFound)?;
         if article.comments_disabled {
-            return Err(CommentError::CommentsDisabled);
+            return Err(CommentFault::CommentsDisabled.into());
         }
         let (parent, above) = match parent_id {
             Some(_) => {
@@ -198,7 +201,7 @@ async fn post(
             None => (None, Vec::new()),
         };
         if parent.as_ref().is_some_and(|p| p.depth >= MAX_DEPTH) {
-            return Err(CommentError::TooDeep);
+            return Err(CommentFault::TooDeep.into());
         }
         reads.window.check()?;
         let comment_id = match id {
@@ -318,7 +321,7 @@ pub async fn create(
     Authenticated(caller, ..): Authenticated<CommentError>,
     JsonBody(input, ..): JsonBody<CommentInput, CommentError>,
 ) -> Result<CommentOk<Comment>, CommentError> {
-    post(&ctx, &caller, input).await.map(CommentOk)
+    post(&ctx, &caller, input).await.map(CommentOk::ok)
 }
 
 /// Replies to a comment (signed in): the body of a comment with `parentId` required.
@@ -350,7 +353,7 @@ pub async fn reply(
     JsonBody(input, ..): JsonBody<CommentInput, CommentError>,
 ) -> Result<CommentOk<Comment>, CommentError> {
     if matches!(input.parent_id, None | Some(serde_json::Value::Null)) {
-        return Err(CommentError::param("parentId is required for a reply"));
+        return Err(CommentError::invalid("parentId is required for a reply"));
     }
-    post(&ctx, &caller, input).await.map(CommentOk)
+    post(&ctx, &caller, input).await.map(CommentOk::ok)
 }

@@ -14,11 +14,13 @@ use blog_core::{
     },
 };
 
+use blog_core::http::ApiError;
+
 use crate::{
     caller::Viewer,
     envelope::{
-        CommentEnvelope as Envelope, CommentError, CommentErrorEnvelope as Error, CommentOk,
-        CommentRead,
+        CommentEnvelope as Envelope, CommentError, CommentErrorEnvelope as Error, CommentFault,
+        CommentOk, CommentRead,
     },
     model::{Comment, CommentNode, CommentStatus, StoredComment},
     pages::TreePage,
@@ -50,13 +52,13 @@ pub(crate) fn article_target(
 ) -> Result<u64, CommentError> {
     match target_type.map(str::trim) {
         Some(kind) if kind.eq_ignore_ascii_case("ARTICLE") => {}
-        None | Some("") => return Err(CommentError::param("targetType is required (ARTICLE)")),
+        None | Some("") => return Err(CommentError::invalid("targetType is required (ARTICLE)")),
         Some(other) => {
-            return Err(CommentError::param(format!("targetType must be ARTICLE, not `{other}`")))
+            return Err(CommentError::invalid(format!("targetType must be ARTICLE, not `{other}`")))
         }
     }
     let raw = raw_id.map(str::trim).unwrap_or_default();
-    parse_id(raw).ok_or_else(|| CommentError::param("targetId must be a positive integer id"))
+    parse_id(raw).ok_or_else(|| CommentError::invalid("targetId must be a positive integer id"))
 }
 
 /// The forest `viewer` sees: roots oldest first, children oldest first. A comment the viewer
@@ -149,7 +151,7 @@ pub async fn tree(
         articles::reaction_target(table, article_id),
         tree::read_page(table, article_id, viewer, page)
     )?;
-    article.ok_or(CommentError::ArticleNotFound)?;
+    article.ok_or(CommentFault::ArticleNotFound)?;
     let roots = forest(read.comments, viewer);
     let (headers, roots) = page.answer(read.total, roots, article_id);
     Ok(CommentRead(roots, headers))
@@ -184,8 +186,8 @@ pub async fn get(
         Some((comment, readable))
             if (readable || admin) && thread::shown_to(table, &comment, viewer).await? =>
         {
-            Ok(CommentOk(comment.view()))
+            Ok(CommentOk::ok(comment.view()))
         }
-        _ => Err(CommentError::CommentNotFound),
+        _ => Err(CommentFault::CommentNotFound.into()),
     }
 }

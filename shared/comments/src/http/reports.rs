@@ -22,10 +22,13 @@ use blog_core::{
 };
 use blog_users::principal::{AdminOnly, Authenticated};
 
+use blog_core::http::ApiError;
+
 use crate::{
     detail,
     envelope::{
-        CommentEnvelope as Envelope, CommentError, CommentErrorEnvelope as Error, CommentOk,
+        CommentEnvelope as Envelope, CommentError, CommentErrorEnvelope as Error, CommentFault,
+        CommentOk,
     },
     keys,
     model::{CommentStatus, StoredComment},
@@ -187,16 +190,16 @@ pub async fn report(
 ) -> Result<CommentOk<Report>, CommentError> {
     let detail = detail::cleaned(&input.detail.unwrap_or_default());
     if detail.chars().count() > 500 {
-        return Err(CommentError::param("detail must have at most 500 characters"));
+        return Err(CommentError::invalid("detail must have at most 500 characters"));
     }
     let table = ctx.table.as_ref();
     let viewer = Some((caller.id, caller.is_admin()));
     let comment = match repo::find_with_article(table, id).await? {
         Some((comment, true)) if thread::shown_to(table, &comment, viewer).await? => comment,
-        _ => return Err(CommentError::CommentNotFound),
+        _ => return Err(CommentFault::CommentNotFound.into()),
     };
     if comment.user_id == caller.id {
-        return Err(CommentError::param("id: one does not report one's own comment"));
+        return Err(CommentError::invalid("id: one does not report one's own comment"));
     }
     let marker_key = keys::open_report(caller.id, id);
     let mut report_id = None;
@@ -227,7 +230,7 @@ pub async fn report(
             )
             .with("rate window", window.write());
         match writes.commit(table).await {
-            Ok(()) => return Ok(CommentOk(report.view())),
+            Ok(()) => return Ok(CommentOk::ok(report.view())),
             Err(error) if refused_by(&error, "open report") => return Err(already_open()),
             // Another report took the rate window's place meanwhile: read it again.
             Err(error) if refused_by(&error, "rate window") => continue,
@@ -286,7 +289,7 @@ pub async fn reports(
         Some(raw) => vec![ReportStatus::ALL
             .into_iter()
             .find(|s| s.name().eq_ignore_ascii_case(raw))
-            .ok_or_else(|| CommentError::param("status must be OPEN, UPHELD or DISMISSED"))?],
+            .ok_or_else(|| CommentError::invalid("status must be OPEN, UPHELD or DISMISSED"))?],
     };
     let table = ctx.table.as_ref();
     let queries = statuses.into_iter().map(|s| {
@@ -299,7 +302,7 @@ pub async fn reports(
         .map(records::from_item::<StoredReport>)
         .collect::<Result<Vec<_>, TableError>>()?;
     found.sort_by_key(|r| std::cmp::Reverse(r.id));
-    Ok(CommentOk(paging.cut(found.iter().map(StoredReport::view).collect())))
+    Ok(CommentOk::ok(paging.cut(found.iter().map(StoredReport::view).collect())))
 }
 
 /// Closes an OPEN report as `to`; upholding also rejects the comment (unless it is deleted
@@ -383,7 +386,7 @@ pub async fn uphold(
     _admin: AdminOnly<CommentError>,
     PathId(id, ..): PathId<CommentError>,
 ) -> Result<CommentOk<Report>, CommentError> {
-    close(&ctx, id, ReportStatus::Upheld).await.map(CommentOk)
+    close(&ctx, id, ReportStatus::Upheld).await.map(CommentOk::ok)
 }
 
 /// Dismisses an OPEN report (administrators): the comment stays as it is.
@@ -409,5 +412,5 @@ pub async fn dismiss(
     _admin: AdminOnly<CommentError>,
     PathId(id, ..): PathId<CommentError>,
 ) -> Result<CommentOk<Report>, CommentError> {
-    close(&ctx, id, ReportStatus::Dismissed).await.map(CommentOk)
+    close(&ctx, id, ReportStatus::Dismissed).await.map(CommentOk::ok)
 }

@@ -11,6 +11,8 @@
 
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue};
 
+use blog_core::http::ApiError;
+
 use crate::{envelope::CommentError, model::CommentNode, BASE};
 
 /// Roots of a page when `size` is not given.
@@ -36,7 +38,7 @@ fn number(name: &str, raw: Option<&str>, max: u64, default: u64) -> Result<u64, 
     match raw.map(str::trim) {
         None | Some("") => Ok(default),
         Some(raw) => raw.parse::<u64>().ok().filter(|n| (1..=max).contains(n)).ok_or_else(|| {
-            CommentError::param(format!("{name} must be an integer from 1 to {max}"))
+            CommentError::invalid(format!("{name} must be an integer from 1 to {max}"))
         }),
     }
 }

@@ -9,7 +9,10 @@ use blog_core::{
     records,
 };
 
-use crate::{envelope::CommentError, keys};
+use crate::{
+    envelope::{CommentError, CommentFault},
+    keys,
+};
 
 /// One kind of limited write.
 #[derive(Clone, Copy, Debug)]
@@ -55,11 +58,12 @@ impl Window {
     /// Ok while the window has room, else 429 with the seconds left in it.
     pub fn check(&self) -> Result<(), CommentError> {
         if self.count.is_some_and(|count| count >= self.limit.per_minute) {
-            return Err(CommentError::TooManyRequests {
+            return Err(CommentFault::TooManyRequests {
                 retry_after_secs: ((self.minute() + 1) * 60 - self.now).max(1) as u64,
                 per_minute: self.limit.per_minute,
                 what: self.limit.what,
-            });
+            }
+            .into());
         }
         Ok(())
     }

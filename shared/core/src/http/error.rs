@@ -1,8 +1,9 @@
 //! The core of every area's errors: what went wrong ([`Failure`]), the one place a kind of
-//! failure becomes an HTTP status ([`Kind::status`]), the rule that the details of a 5xx go to
-//! the log and never to the client, and what the shared extractors and the principal check
-//! need of an area's error ([`ApiError`]). Each area writes errors in its own envelope, with its
-//! own codes, beside its feature (`users::envelope`, `taxonomy::envelope`, ...).
+//! failure becomes an HTTP status ([`Kind::status`]), and what the shared extractors and the
+//! principal check need of an area's error ([`ApiError`]). Every area writes its errors with the
+//! one implementation of [`super::envelope`] (where a 5xx's details go to the log and never to
+//! the client), in its own family of bodies and codes beside its feature (`users::envelope`,
+//! `taxonomy::envelope`, ...).
 
 use axum::{http::StatusCode, response::IntoResponse};
 
@@ -10,11 +11,6 @@ use crate::ports::table::TableError;
 
 /// Message sent to clients for every 5xx.
 pub const INTERNAL_MESSAGE: &str = "internal server error";
-
-/// Logs an internal error once, with its chain, where it is turned into a 5xx.
-pub fn log_internal(error: &anyhow::Error) {
-    tracing::error!(error = format!("{error:#}"), "internal error");
-}
 
 /// The kinds of failure the API answers, each with its one HTTP status.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,18 +90,6 @@ impl Failure {
             Failure::NotFound(_) => Kind::NotFound,
             Failure::Conflict(_) => Kind::Conflict,
             Failure::Internal(_) => Kind::Internal,
-        }
-    }
-
-    /// The message a client reads: the failure's own, except for an internal failure, whose
-    /// details are logged here and answered with a generic message.
-    pub fn into_message(self) -> String {
-        match self {
-            Failure::Internal(error) => {
-                log_internal(&error);
-                INTERNAL_MESSAGE.to_string()
-            }
-            other => other.to_string(),
         }
     }
 }

@@ -1,5 +1,5 @@
-//! HTTP plumbing shared by every feature, knowing none: the core error every area's envelope
-//! writes (mapped to HTTP in one place), the OpenAPI pieces the areas share, request extractors
+//! HTTP plumbing shared by every feature, knowing none: the core error and the one envelope
+//! implementation every area writes its answers with (mapped to HTTP in one place), the OpenAPI pieces the areas share, request extractors
 //! that answer bad input in the caller's envelope, CORS, the kept answers of public reads and
 //! their HTTP caching (entity tags, conditional requests, freshness), and the servers' reading of
 //! a whole request before routing it.
@@ -8,10 +8,12 @@ pub mod answers;
 pub mod caching;
 pub mod cors;
 pub mod docs;
+pub mod envelope;
 pub mod error;
 pub mod extract;
 pub use crate::whole_body;
 
+pub use envelope::{Answer, AreaError, Family};
 pub use error::{ApiError, Failure};
 
 /// Answer for a path no area serves (404), in the plain `{code, message, data}` shape.

@@ -51,7 +51,7 @@ pub async fn tree(
     State(ctx): State<AppContext>,
 ) -> Result<TaxonomyOk<Vec<CategoryView>>, TaxonomyError> {
     let snapshot = repo::snapshot(ctx.table.as_ref()).await?;
-    Ok(TaxonomyOk(model::tree(snapshot.categories)))
+    Ok(TaxonomyOk::ok(model::tree(snapshot.categories)))
 }
 
 /// Every category as a flat list by `sortOrder`.
@@ -71,7 +71,7 @@ pub async fn list(
 ) -> Result<TaxonomyOk<Vec<CategoryView>>, TaxonomyError> {
     let mut categories = repo::snapshot(ctx.table.as_ref()).await?.categories;
     model::sort(&mut categories);
-    Ok(TaxonomyOk(categories.iter().map(CategoryRecord::view).collect()))
+    Ok(TaxonomyOk::ok(categories.iter().map(CategoryRecord::view).collect()))
 }
 
 /// The category with a slug.
@@ -96,7 +96,7 @@ pub async fn by_slug(
         Ok(Ok(slug)) => repo::find_by_slug(ctx.table.as_ref(), &slug).await?,
         _ => None,
     };
-    found.map(|c| TaxonomyOk(c.view())).ok_or_else(|| Failure::NotFound(MISSING.into()).into())
+    found.map(|c| TaxonomyOk::ok(c.view())).ok_or_else(|| Failure::NotFound(MISSING.into()).into())
 }
 
 /// Body of update: absent fields keep their value.
@@ -150,7 +150,7 @@ impl CategoryInput {
         category: &mut CategoryRecord,
         snapshot: &repo::Snapshot,
     ) -> Result<(), TaxonomyError> {
-        let invalid = |message: String| TaxonomyError(Failure::Invalid(message));
+        let invalid = |message: String| TaxonomyError::from(Failure::Invalid(message));
         if let Some(name) = &self.name {
             category.name = fields::name(name, 50).map_err(invalid)?;
         }
@@ -245,7 +245,7 @@ pub async fn create(
         };
         input.apply(&mut category, &snapshot)?;
         match repo::create(table, snapshot.version, &category).await {
-            Ok(()) => return Ok(TaxonomyOk(category.view())),
+            Ok(()) => return Ok(TaxonomyOk::ok(category.view())),
             Err(WriteError::Stale) => continue,
             Err(other) => return Err(write_error(other).into()),
         }
@@ -293,7 +293,7 @@ pub async fn update(
                     let renamed = ctx.port.category_renamed(table, id, &after.name).await;
                     renamed.or_internal("renaming in articles")?;
                 }
-                return Ok(TaxonomyOk(after.view()));
+                return Ok(TaxonomyOk::ok(after.view()));
             }
             Err(WriteError::Stale) => continue,
             Err(other) => return Err(write_error(other).into()),
@@ -337,7 +337,7 @@ pub async fn delete(
             return Err(Failure::Conflict("category has articles".into()).into());
         }
         match repo::delete(table, snapshot.version, category).await {
-            Ok(()) => return Ok(TaxonomyOk(())),
+            Ok(()) => return Ok(TaxonomyOk::ok(())),
             Err(WriteError::Stale) => continue,
             Err(other) => return Err(write_error(other).into()),
         }

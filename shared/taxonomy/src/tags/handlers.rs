@@ -102,7 +102,7 @@ pub async fn list(
             .into())
         }
     };
-    Ok(TaxonomyOk(sorted(&ctx, order, limit(query.limit, None)?).await?))
+    Ok(TaxonomyOk::ok(sorted(&ctx, order, limit(query.limit, None)?).await?))
 }
 
 /// Query of the hot tags.
@@ -132,7 +132,7 @@ pub async fn hot(
     State(ctx): State<AppContext>,
     QueryParams(query, ..): QueryParams<HotQuery, TaxonomyError>,
 ) -> Result<TaxonomyOk<Vec<TagView>>, TaxonomyError> {
-    Ok(TaxonomyOk(sorted(&ctx, TagOrder::ArticleCount, limit(query.limit, Some(10))?).await?))
+    Ok(TaxonomyOk::ok(sorted(&ctx, TagOrder::ArticleCount, limit(query.limit, Some(10))?).await?))
 }
 
 /// The tag with a slug.
@@ -157,7 +157,7 @@ pub async fn by_slug(
         Ok(Ok(slug)) => repo::find_by_slug(ctx.table.as_ref(), &slug).await?,
         _ => None,
     };
-    found.map(|t| TaxonomyOk(t.view())).ok_or_else(|| Failure::NotFound(MISSING.into()).into())
+    found.map(|t| TaxonomyOk::ok(t.view())).ok_or_else(|| Failure::NotFound(MISSING.into()).into())
 }
 
 /// Body of update: absent fields keep their value.
@@ -255,7 +255,7 @@ pub async fn create(
     input.apply(&mut tag)?;
     tag.id = repo::new_id(ctx.table.as_ref()).await?;
     repo::create(ctx.table.as_ref(), &tag).await.map_err(write_error)?;
-    Ok(TaxonomyOk(tag.view()))
+    Ok(TaxonomyOk::ok(tag.view()))
 }
 
 /// Changes a tag (administrators); the articles carrying it follow.
@@ -293,7 +293,7 @@ pub async fn update(
     if (&before.name, &before.slug, &before.color) != (&after.name, &after.slug, &after.color) {
         ctx.port.tag_changed(table, &TagLabel::of(&after)).await.or_internal(ARTICLES_OF_A_TAG)?;
     }
-    Ok(TaxonomyOk(after.view()))
+    Ok(TaxonomyOk::ok(after.view()))
 }
 
 /// Deletes a tag (administrators), removing it from every article first.
@@ -324,5 +324,5 @@ pub async fn delete(
     let tag = repo::find(table, id).await?.ok_or_else(|| Failure::NotFound(MISSING.into()))?;
     ctx.port.tag_removed(table, id).await.or_internal(ARTICLES_OF_A_TAG)?;
     repo::delete(table, &tag).await.map_err(write_error)?;
-    Ok(TaxonomyOk(()))
+    Ok(TaxonomyOk::ok(()))
 }

@@ -98,6 +98,7 @@ pub const MODULES: &[&str] = &[
     "blog_core::http::caching::validators",
     "blog_core::http::cors",
     "blog_core::http::docs",
+    "blog_core::http::envelope",
     "blog_core::http::error",
     "blog_core::http::extract",
     "blog_core::ids",
