@@ -66,5 +66,37 @@ pub fn document() -> OpenApi {
                 .collect::<Vec<_>>(),
         ))
         .build();
-    crate::api::areas().fold(base, |document, area| document.merge_from(area.api()))
+    let document = crate::api::areas().fold(base, |document, area| document.merge_from(area.api()));
+    with_error_answers(document)
+}
+
+/// `document` with the shared error answers its operations refer to (`http::responses`), and
+/// the schemas of their bodies.
+fn with_error_answers(mut document: OpenApi) -> OpenApi {
+    use crate::http::responses::components;
+    let families = [
+        components::<crate::users::envelope::AccountFault>(),
+        components::<crate::taxonomy::envelope::TaxonomyFault>(),
+        components::<crate::articles::envelope::ArticleFault>(),
+        components::<crate::comments::envelope::CommentFault>(),
+        components::<crate::files::envelope::FileFault>(),
+        components::<crate::ops::envelope::OpsFault>(),
+    ];
+    let paths = serde_json::to_string(&document.paths).unwrap_or_default();
+    let components = document.components.get_or_insert_with(Default::default);
+    for (responses, schemas) in families {
+        let mut used = false;
+        for (name, response) in responses {
+            if paths.contains(&format!("\"#/components/responses/{name}\"")) {
+                components.responses.insert(name, response.into());
+                used = true;
+            }
+        }
+        if used {
+            for (name, schema) in schemas {
+                components.schemas.entry(name).or_insert(schema);
+            }
+        }
+    }
+    document
 }

@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 pub use authors::{AuthorEffects, AuthorRename, WhenAnAuthorIsRenamed};
 pub use content::render_comment;
-pub use envelope::{ArticleError, ArticleErrorEnvelope};
+pub use envelope::{ArticleError, ArticleErrorEnvelope, ArticleErrors};
 pub use model::Page;
 pub use paging::Paging;
 pub use published::{

@@ -4,14 +4,16 @@ use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use blog_core::http::responses::kinds::*;
 use blog_core::{
     context::AppContext,
     http::{
-        docs::{Null, INTERNAL, UNAUTHORIZED},
+        docs::Null,
         extract::{ClientAddress, JsonBody},
         Failure,
     },
 };
+use blog_users::envelope::AccountErrors;
 use blog_users::{
     envelope::{AccountEnvelope, AccountError, AccountErrorEnvelope, AccountFault, AccountOk},
     model::{AccountStatus, Email, Nickname, Password, StoredUser, UserView, Username, ROLE_USER},
@@ -72,7 +74,7 @@ pub struct RegisterRequest {
         (status = 429, description = "This client address registered its limit of accounts \
             this hour (`BLOG_REGISTRATION_LIMIT`)", body = AccountErrorEnvelope,
             headers(("Retry-After" = u64, description = "Seconds until the hour ends"))),
-        (status = 500, description = INTERNAL, body = AccountErrorEnvelope),
+        AccountErrors<Internal>,
     )
 )]
 pub async fn register(
@@ -235,7 +237,7 @@ struct LoginUser {
         (status = 429, description = "Too many failed logins for this user name",
             body = AccountErrorEnvelope,
             headers(("Retry-After" = u64, description = "Seconds until the lock ends"))),
-        (status = 500, description = INTERNAL, body = AccountErrorEnvelope),
+        AccountErrors<Internal>,
     )
 )]
 pub async fn login(
@@ -288,8 +290,7 @@ pub async fn login(
     security(("bearerAuth" = [])),
     responses(
         (status = 200, description = "Sign-out recorded", body = AccountEnvelope<Null>),
-        (status = 401, description = UNAUTHORIZED, body = AccountErrorEnvelope),
-        (status = 500, description = INTERNAL, body = AccountErrorEnvelope),
+        AccountErrors<(Unauthorized, Internal)>,
     )
 )]
 pub async fn logout(Authenticated(principal, ..): Authenticated<AccountError>) -> AccountOk<()> {

@@ -8,13 +8,12 @@ use axum::{
 };
 use futures::try_join;
 
+use blog_articles::ArticleErrors;
 use blog_articles::{
     self as articles, ArticleError, ArticleErrorEnvelope, Listing, PublishedArticle,
 };
-use blog_core::{
-    context::AppContext,
-    http::{docs::INTERNAL, Failure},
-};
+use blog_core::http::responses::kinds::*;
+use blog_core::{context::AppContext, http::Failure};
 use blog_taxonomy::{self as taxonomy};
 
 use super::{
@@ -118,7 +117,7 @@ async fn feed(
     tag = "feeds",
     responses(
         (status = 200, description = "RSS 2.0 document", body = String, content_type = "application/rss+xml; charset=utf-8"),
-        (status = 500, description = INTERNAL, body = ArticleErrorEnvelope),
+        ArticleErrors<Internal>,
     )
 )]
 pub async fn rss(State(ctx): State<AppContext>, origin: Origin) -> Result<Response, ArticleError> {
@@ -137,7 +136,7 @@ pub async fn rss(State(ctx): State<AppContext>, origin: Origin) -> Result<Respon
     tag = "feeds",
     responses(
         (status = 200, description = "Atom 1.0 document", body = String, content_type = "application/atom+xml; charset=utf-8"),
-        (status = 500, description = INTERNAL, body = ArticleErrorEnvelope),
+        ArticleErrors<Internal>,
     )
 )]
 pub async fn atom(State(ctx): State<AppContext>, origin: Origin) -> Result<Response, ArticleError> {
@@ -154,7 +153,7 @@ pub async fn atom(State(ctx): State<AppContext>, origin: Origin) -> Result<Respo
     responses(
         (status = 200, description = "RSS 2.0 document", body = String, content_type = "application/rss+xml; charset=utf-8"),
         (status = 404, description = "No category has this slug (NOT_FOUND)", body = ArticleErrorEnvelope),
-        (status = 500, description = INTERNAL, body = ArticleErrorEnvelope),
+        ArticleErrors<Internal>,
     )
 )]
 pub async fn category_rss(
@@ -175,7 +174,7 @@ pub async fn category_rss(
     responses(
         (status = 200, description = "Atom 1.0 document", body = String, content_type = "application/atom+xml; charset=utf-8"),
         (status = 404, description = "No category has this slug (NOT_FOUND)", body = ArticleErrorEnvelope),
-        (status = 500, description = INTERNAL, body = ArticleErrorEnvelope),
+        ArticleErrors<Internal>,
     )
 )]
 pub async fn category_atom(
@@ -196,7 +195,7 @@ pub async fn category_atom(
     responses(
         (status = 200, description = "RSS 2.0 document", body = String, content_type = "application/rss+xml; charset=utf-8"),
         (status = 404, description = "No tag has this slug (NOT_FOUND)", body = ArticleErrorEnvelope),
-        (status = 500, description = INTERNAL, body = ArticleErrorEnvelope),
+        ArticleErrors<Internal>,
     )
 )]
 pub async fn tag_rss(
@@ -217,7 +216,7 @@ pub async fn tag_rss(
     responses(
         (status = 200, description = "Atom 1.0 document", body = String, content_type = "application/atom+xml; charset=utf-8"),
         (status = 404, description = "No tag has this slug (NOT_FOUND)", body = ArticleErrorEnvelope),
-        (status = 500, description = INTERNAL, body = ArticleErrorEnvelope),
+        ArticleErrors<Internal>,
     )
 )]
 pub async fn tag_atom(

@@ -10,11 +10,10 @@ use axum::{
 };
 use futures::try_join;
 
+use blog_articles::ArticleErrors;
 use blog_articles::{self as articles, ArticleError, ArticleErrorEnvelope, PublishedStamp};
-use blog_core::{
-    context::AppContext,
-    http::{docs::INTERNAL, Failure},
-};
+use blog_core::http::responses::kinds::*;
+use blog_core::{context::AppContext, http::Failure};
 use blog_taxonomy::{self as taxonomy};
 
 use super::{
@@ -66,7 +65,7 @@ fn index(origin: &Origin, files: impl IntoIterator<Item = u64>) -> Response {
     responses(
         (status = 200, description = "A `<urlset>`, or past the per-file limit a `<sitemapindex>`",
             body = String, content_type = "application/xml; charset=utf-8"),
-        (status = 500, description = INTERNAL, body = ArticleErrorEnvelope),
+        ArticleErrors<Internal>,
     )
 )]
 pub async fn sitemap(
@@ -116,7 +115,7 @@ pub async fn sitemap(
             body = ArticleErrorEnvelope),
         (status = 404, description = "No published article in the file's id range (NOT_FOUND)",
             body = ArticleErrorEnvelope),
-        (status = 500, description = INTERNAL, body = ArticleErrorEnvelope),
+        ArticleErrors<Internal>,
     )
 )]
 pub async fn file(

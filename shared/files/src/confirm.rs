@@ -3,7 +3,9 @@
 
 use axum::extract::State;
 
+use crate::envelope::FileErrors;
 use crate::FilesContext;
+use blog_core::http::responses::kinds::*;
 use blog_core::http::{
     docs::{IdParam, Null},
     extract::PathId,
@@ -14,9 +16,7 @@ use super::{
     envelope::{
         FileEnvelope as Envelope, FileError, FileErrorEnvelope as Error, FileFault, FileOk,
     },
-    handlers::{
-        back_off, table_error, visible, Caller, Id, ATTEMPTS, NOT_FOUND, STORAGE, UNAUTHORIZED,
-    },
+    handlers::{back_off, table_error, visible, Caller, Id, ATTEMPTS, NOT_FOUND, STORAGE},
     model::UploadStatus,
     removal::remove_objects,
     repo::{self, WriteError},
@@ -47,9 +47,9 @@ const FAILED_BEFORE: &str = "This upload failed: its bytes did not match the dec
         (status = 400, description = "A bad id; nothing uploaded yet (the file stays PENDING); \
             the uploaded bytes do not match the declared size or md5 (the file is now FAILED), \
             or the file is FAILED already (all 10001)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
         (status = 404, description = NOT_FOUND, body = Error),
         (status = 500, description = STORAGE, body = Error),
+        FileErrors<Unauthorized>,
     )
 )]
 pub async fn confirm(

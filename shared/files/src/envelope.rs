@@ -83,6 +83,9 @@ fn error_codes() -> utoipa::openapi::Object {
 /// Errors of the files area (spec 7.3): all the area's own, as every one has its code there.
 pub type FileError = AreaError<FileFault>;
 
+/// The shared error answers `K` of these areas, for their operations' descriptions.
+pub type FileErrors<K> = blog_core::http::responses::Errors<FileFault, K>;
+
 /// The files area's errors (spec 7.3).
 #[derive(Debug, thiserror::Error)]
 pub enum FileFault {
@@ -143,6 +146,9 @@ impl FileFault {
 impl Family for FileFault {
     type Success<T: Serialize> = FileEnvelope<T>;
     type ErrorBody = FileErrorEnvelope;
+    const NAME: &'static str = "File";
+    const UNAUTHORIZED: &'static str = "Token missing, malformed, tampered or expired, or the \
+        account is disabled or deleted (10002)";
 
     fn success<T: Serialize>(_message: &'static str, data: T) -> FileEnvelope<T> {
         FileEnvelope { code: 0, message: "success", data, timestamp: timestamp() }

@@ -8,7 +8,9 @@ use axum::extract::State;
 use futures::try_join;
 use serde::Deserialize;
 
+use crate::envelope::FileErrors;
 use crate::FilesContext;
+use blog_core::http::responses::kinds::*;
 use blog_core::{
     context::AppContext,
     http::{
@@ -36,10 +38,6 @@ use super::{
 pub(super) type Caller = Authenticated<FileError>;
 pub(super) type Id = PathId<FileError>;
 
-const BAD_ID: &str = "The id is not a positive integer of at most 2^53-1 (10001)";
-pub(super) const UNAUTHORIZED: &str =
-    "Token missing, malformed, tampered or expired, or the account is \
-    disabled or deleted (10002)";
 pub(super) const NOT_FOUND: &str = "No such file, a deleted one, or someone else's (11008)";
 pub(super) const STORAGE: &str = "The storage failed or none is configured (11006)";
 
@@ -122,9 +120,9 @@ fn new_record(
         (status = 400, description = "A field is missing or malformed (10001), the type is not \
             permitted or does not fit the extension (11002), the size is outside 1 byte-10 MB \
             (11003), or the name is invalid (11004)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
         (status = 500, description = "The storage failed (11006) or could not sign (11007)",
             body = Error),
+        FileErrors<Unauthorized>,
     )
 )]
 pub async fn presigned(
@@ -229,10 +227,9 @@ async fn instant(
     params(IdParam),
     responses(
         (status = 200, description = "The file record", body = Envelope<FileView>),
-        (status = 400, description = BAD_ID, body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
         (status = 404, description = NOT_FOUND, body = Error),
         (status = 500, description = STORAGE, body = Error),
+        FileErrors<(Invalid, Unauthorized)>,
     )
 )]
 pub async fn metadata(
@@ -266,11 +263,11 @@ pub struct AccessQuery {
             body = Envelope<String>),
         (status = 400, description = "A bad id, or `expireMinutes` outside 1-60 (10001)",
             body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
         (status = 404, description = "No such file, someone else's, or not COMPLETED (11008)",
             body = Error),
         (status = 500, description = "The storage failed (11006) or could not sign (11007)",
             body = Error),
+        FileErrors<Unauthorized>,
     )
 )]
 pub async fn access_url(
@@ -315,9 +312,8 @@ pub async fn access_url(
     responses(
         (status = 200, description = "Deleted, or there was no such file of the caller's (someone \
             else's stays, unchanged)", body = Envelope<Null>),
-        (status = 400, description = BAD_ID, body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
         (status = 500, description = STORAGE, body = Error),
+        FileErrors<(Invalid, Unauthorized)>,
     )
 )]
 pub async fn delete(

@@ -27,6 +27,9 @@ pub struct OpsErrorBody {
 /// forbidden caller: the actuator has no roles), no such metric or logger 404.
 pub type OpsError = AreaError<OpsFault>;
 
+/// The shared error answers `K` of these areas, for their operations' descriptions.
+pub type OpsErrors<K> = blog_core::http::responses::Errors<OpsFault, K>;
+
 /// The actuator's family: it has no errors of its own, and its successful answers are bare
 /// documents.
 #[derive(Debug, thiserror::Error)]
@@ -35,6 +38,8 @@ pub enum OpsFault {}
 impl Family for OpsFault {
     type Success<T: Serialize> = T;
     type ErrorBody = OpsErrorBody;
+    const NAME: &'static str = "Ops";
+    const UNAUTHORIZED: &'static str = super::TOKEN_REQUIRED;
     const CHALLENGE: Option<&'static str> = Some("Bearer realm=\"actuator\"");
 
     fn success<T: Serialize>(_message: &'static str, data: T) -> T {

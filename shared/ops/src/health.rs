@@ -13,11 +13,13 @@ use axum::{
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
+use blog_core::http::responses::kinds::*;
 use blog_core::{
     config::StoreKind, context::AppContext, http::Failure, telemetry::process::disk_space,
 };
 
 use super::envelope::OpsError;
+use crate::envelope::OpsErrors;
 
 /// Free space below which the disk is DOWN.
 const DISK_THRESHOLD_BYTES: u64 = 10 * 1024 * 1024;
@@ -114,9 +116,9 @@ fn disk_component(ctx: &AppContext) -> Component {
         (status = 200, description = "`{status: UP, components: {db, diskSpace, storage, queue}}`, \
             each component `{status, details}`; `details` only behind the actuator's token",
             body = utoipa::openapi::Object),
-        (status = 401, description = super::TOKEN_REQUIRED, body = super::envelope::OpsErrorBody),
         (status = 503, description = "A required component (db, diskSpace, storage) is DOWN",
             body = utoipa::openapi::Object),
+        OpsErrors<Unauthorized>,
     )
 )]
 pub async fn health(_: super::ActuatorAccess, State(ctx): State<AppContext>) -> impl IntoResponse {
@@ -141,10 +143,10 @@ pub async fn health(_: super::ActuatorAccess, State(ctx): State<AppContext>) -> 
     responses(
         (status = 200, description = "`{status: UP, details}`; `details` only behind the \
             actuator's token", body = utoipa::openapi::Object),
-        (status = 401, description = super::TOKEN_REQUIRED, body = super::envelope::OpsErrorBody),
         (status = 404, description = "No such component in this process",
             body = super::envelope::OpsErrorBody),
         (status = 503, description = "The component is DOWN", body = utoipa::openapi::Object),
+        OpsErrors<Unauthorized>,
     )
 )]
 pub async fn component(

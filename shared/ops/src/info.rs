@@ -4,7 +4,9 @@
 use axum::{extract::State, Json};
 use serde_json::{json, Value};
 
+use crate::envelope::OpsErrors;
 use blog_core::context::AppContext;
+use blog_core::http::responses::kinds::*;
 
 fn rfc3339(epoch_seconds: &str) -> Option<String> {
     let seconds = epoch_seconds.parse().ok()?;
@@ -21,7 +23,7 @@ fn rfc3339(epoch_seconds: &str) -> Option<String> {
     responses(
         (status = 200, description = "`{app: {name, version, function}, build: {version, time}, \
             git: {branch, commit: {id, fullId, time}}}`", body = utoipa::openapi::Object),
-        (status = 401, description = super::TOKEN_REQUIRED, body = super::envelope::OpsErrorBody),
+        OpsErrors<Unauthorized>,
     )
 )]
 pub async fn info(_: super::ActuatorAccess, State(ctx): State<AppContext>) -> Json<Value> {

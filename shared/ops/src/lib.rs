@@ -25,6 +25,8 @@ use blog_core::{
     http::Failure,
 };
 
+use crate::envelope::OpsErrors;
+use blog_core::http::responses::kinds::*;
 use envelope::OpsError;
 
 /// Base path of the actuator.
@@ -114,7 +116,7 @@ const TOKEN_REQUIRED: &str =
     security((), ("actuatorToken" = [])),
     responses(
         (status = 200, description = "`_links` to every endpoint", body = utoipa::openapi::Object),
-        (status = 401, description = TOKEN_REQUIRED, body = envelope::OpsErrorBody),
+        OpsErrors<Unauthorized>,
     )
 )]
 async fn index(_: ActuatorAccess) -> Json<Value> {

@@ -17,6 +17,8 @@ use blog_core::{
 };
 
 use super::envelope::OpsError;
+use crate::envelope::OpsErrors;
+use blog_core::http::responses::kinds::*;
 
 /// Body of a level change; a missing or null `configuredLevel` removes the override.
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -52,7 +54,7 @@ fn document(levels: LoggerLevels) -> Value {
     responses(
         (status = 200, description = "`{levels, loggers: {<name>: {configuredLevel, effectiveLevel}}}`",
             body = utoipa::openapi::Object),
-        (status = 401, description = super::TOKEN_REQUIRED, body = super::envelope::OpsErrorBody),
+        OpsErrors<Unauthorized>,
     )
 )]
 pub async fn all(
@@ -83,7 +85,7 @@ pub async fn all(
     responses(
         (status = 200, description = "`{configuredLevel, effectiveLevel}`", body = utoipa::openapi::Object),
         (status = 400, description = BAD_NAME, body = super::envelope::OpsErrorBody),
-        (status = 401, description = super::TOKEN_REQUIRED, body = super::envelope::OpsErrorBody),
+        OpsErrors<Unauthorized>,
     )
 )]
 pub async fn one(
@@ -109,7 +111,7 @@ pub async fn one(
     responses(
         (status = 204, description = "Stored; every running instance applies it within 60 s"),
         (status = 400, description = BAD_NAME, body = super::envelope::OpsErrorBody),
-        (status = 401, description = super::TOKEN_REQUIRED, body = super::envelope::OpsErrorBody),
+        OpsErrors<Unauthorized>,
     )
 )]
 pub async fn configure(

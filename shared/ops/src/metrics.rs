@@ -19,6 +19,8 @@ use blog_core::{
 };
 
 use super::envelope::OpsError;
+use crate::envelope::OpsErrors;
+use blog_core::http::responses::kinds::*;
 
 /// How a meter's readings combine across series (and across instances).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,7 +75,7 @@ pub fn meter(name: &str) -> Option<&'static Meter> {
     security((), ("actuatorToken" = [])),
     responses(
         (status = 200, description = "`{names: [...]}`", body = utoipa::openapi::Object),
-        (status = 401, description = super::TOKEN_REQUIRED, body = super::envelope::OpsErrorBody),
+        OpsErrors<Unauthorized>,
     )
 )]
 pub async fn names(_: super::ActuatorAccess) -> Json<Value> {
@@ -188,9 +190,9 @@ pub fn describe(meter: &Meter, view: &MetricsView, filters: &[(String, String)])
         (status = 200, description = "`{name, description, baseUnit, measurements: [{statistic, \
             value}], availableTags: [{tag, values}]}`", body = utoipa::openapi::Object),
         (status = 400, description = "A `tag` is not `key:value`", body = super::envelope::OpsErrorBody),
-        (status = 401, description = super::TOKEN_REQUIRED, body = super::envelope::OpsErrorBody),
         (status = 404, description = "No such metric, or no measurement has the tags",
             body = super::envelope::OpsErrorBody),
+        OpsErrors<Unauthorized>,
     )
 )]
 pub async fn one(

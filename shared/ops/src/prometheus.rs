@@ -13,6 +13,8 @@ use super::metrics::{MeterKind, METERS};
 use blog_core::{context::AppContext, telemetry::store::MetricsView};
 
 use super::envelope::OpsError;
+use crate::envelope::OpsErrors;
+use blog_core::http::responses::kinds::*;
 
 /// Content type of the text format.
 pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
@@ -90,7 +92,7 @@ pub fn render(view: &MetricsView) -> String {
     responses(
         (status = 200, description = "Prometheus text exposition format 0.0.4", body = String,
             content_type = "text/plain; version=0.0.4; charset=utf-8"),
-        (status = 401, description = super::TOKEN_REQUIRED, body = super::envelope::OpsErrorBody),
+        OpsErrors<Unauthorized>,
     )
 )]
 pub async fn scrape(

@@ -78,6 +78,9 @@ fn error_codes() -> utoipa::openapi::Object {
 /// Errors of the categories and tags areas: the core failures, each with its `errorCode`.
 pub type TaxonomyError = AreaError<TaxonomyFault>;
 
+/// The shared error answers `K` of these areas, for their operations' descriptions.
+pub type TaxonomyErrors<K> = blog_core::http::responses::Errors<TaxonomyFault, K>;
+
 /// The categories and tags areas' family: they have no errors of their own.
 #[derive(Debug, thiserror::Error)]
 pub enum TaxonomyFault {}
@@ -85,6 +88,7 @@ pub enum TaxonomyFault {}
 impl Family for TaxonomyFault {
     type Success<T: Serialize> = TaxonomyEnvelope<T>;
     type ErrorBody = TaxonomyErrorEnvelope;
+    const NAME: &'static str = "Taxonomy";
 
     fn success<T: Serialize>(_message: &'static str, data: T) -> TaxonomyEnvelope<T> {
         TaxonomyEnvelope { code: "200", message: "success", data }

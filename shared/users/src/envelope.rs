@@ -56,6 +56,9 @@ fn error_codes() -> utoipa::openapi::Object {
 /// refusal of the login throttle or the registration limit.
 pub type AccountError = AreaError<AccountFault>;
 
+/// The shared error answers `K` of these areas, for their operations' descriptions.
+pub type AccountErrors<K> = blog_core::http::responses::Errors<AccountFault, K>;
+
 /// The auth and users areas' own errors: refusals for a window, sent with `Retry-After`.
 #[derive(Debug, thiserror::Error)]
 pub enum AccountFault {
@@ -76,6 +79,7 @@ pub enum AccountFault {
 impl Family for AccountFault {
     type Success<T: Serialize> = AccountEnvelope<T>;
     type ErrorBody = AccountErrorEnvelope;
+    const NAME: &'static str = "Account";
 
     fn success<T: Serialize>(_message: &'static str, data: T) -> AccountEnvelope<T> {
         AccountEnvelope { code: 0, message: "success", data }

@@ -29,7 +29,8 @@ use super::{
 type Body<T> = JsonBody<T, AccountError>;
 type Id = PathId<AccountError>;
 
-use blog_core::http::docs::{BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED};
+use crate::envelope::AccountErrors;
+use blog_core::http::responses::kinds::*;
 
 async fn load(ctx: &AppContext, id: u64) -> Result<StoredUser, AccountError> {
     repo::find_by_id(ctx.table.as_ref(), id)
@@ -114,10 +115,9 @@ async fn save(
     security(("bearerAuth" = [])),
     responses(
         (status = 200, description = "The caller's account", body = AccountEnvelope<UserView>),
-        (status = 401, description = UNAUTHORIZED, body = AccountErrorEnvelope),
         (status = 404, description = "The account was deleted meanwhile",
             body = AccountErrorEnvelope),
-        (status = 500, description = INTERNAL, body = AccountErrorEnvelope),
+        AccountErrors<(Unauthorized, Internal)>,
     )
 )]
 pub async fn me(
@@ -159,11 +159,10 @@ pub struct UpdateMe {
         (status = 200, description = "The updated account", body = AccountEnvelope<UserView>),
         (status = 400, description = "A field breaks its rule, the e-mail is taken, or \
             `username`/`status` differ from the current ones", body = AccountErrorEnvelope),
-        (status = 401, description = UNAUTHORIZED, body = AccountErrorEnvelope),
         (status = 404, description = "The account was deleted meanwhile",
             body = AccountErrorEnvelope),
         (status = 409, description = "Changed concurrently, retry", body = AccountErrorEnvelope),
-        (status = 500, description = INTERNAL, body = AccountErrorEnvelope),
+        AccountErrors<(Unauthorized, Internal)>,
     )
 )]
 pub async fn update_me(
@@ -198,11 +197,7 @@ pub async fn update_me(
     params(blog_core::http::docs::IdParam),
     responses(
         (status = 200, description = "The account", body = AccountEnvelope<UserView>),
-        (status = 400, description = BAD_ID, body = AccountErrorEnvelope),
-        (status = 401, description = UNAUTHORIZED, body = AccountErrorEnvelope),
-        (status = 403, description = FORBIDDEN, body = AccountErrorEnvelope),
-        (status = 404, description = "No such user", body = AccountErrorEnvelope),
-        (status = 500, description = INTERNAL, body = AccountErrorEnvelope),
+        AccountErrors<(Invalid, Unauthorized, Forbidden, NotFound, Internal)>,
     )
 )]
 pub async fn get_user(
@@ -248,11 +243,8 @@ pub struct AdminUpdate {
         (status = 200, description = "The updated account", body = AccountEnvelope<UserView>),
         (status = 400, description = "A bad id, a field that breaks its rule, a taken e-mail, \
             or disabling or demoting yourself", body = AccountErrorEnvelope),
-        (status = 401, description = UNAUTHORIZED, body = AccountErrorEnvelope),
-        (status = 403, description = FORBIDDEN, body = AccountErrorEnvelope),
-        (status = 404, description = "No such user", body = AccountErrorEnvelope),
         (status = 409, description = "Changed concurrently, retry", body = AccountErrorEnvelope),
-        (status = 500, description = INTERNAL, body = AccountErrorEnvelope),
+        AccountErrors<(Unauthorized, Forbidden, NotFound, Internal)>,
     )
 )]
 pub async fn update_user(
@@ -307,9 +299,7 @@ pub async fn update_user(
         (status = 200, description = "Deleted, or there was no such user",
             body = AccountEnvelope<Null>),
         (status = 400, description = "A bad id, or your own account", body = AccountErrorEnvelope),
-        (status = 401, description = UNAUTHORIZED, body = AccountErrorEnvelope),
-        (status = 403, description = FORBIDDEN, body = AccountErrorEnvelope),
-        (status = 500, description = INTERNAL, body = AccountErrorEnvelope),
+        AccountErrors<(Unauthorized, Forbidden, Internal)>,
     )
 )]
 pub async fn delete_user(

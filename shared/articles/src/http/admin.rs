@@ -4,10 +4,11 @@
 use axum::extract::State;
 use futures::join;
 
+use blog_core::http::responses::kinds::*;
 use blog_core::{
     context::AppContext,
     http::{
-        docs::{IdParam, Null, FORBIDDEN, INTERNAL, UNAUTHORIZED},
+        docs::{IdParam, Null},
         extract::{JsonBody, PathId},
         Failure,
     },
@@ -15,6 +16,7 @@ use blog_core::{
 };
 use blog_users::principal::AdminOnly;
 
+use crate::envelope::ArticleErrors;
 use crate::{
     compose::{apply, taxonomy_of},
     envelope::{
@@ -33,7 +35,6 @@ use crate::{
 type Admin = AdminOnly<ArticleError>;
 type Id = PathId<ArticleError>;
 
-const BAD_ID: &str = "The id is not a positive integer of at most 2^53-1 (PARAM_ERROR)";
 const NOT_FOUND: &str = "No such article, or a deleted one (ARTICLE_NOT_FOUND)";
 
 /// Attempts of a state change that lost a race before the answer reflects the new state.
@@ -64,9 +65,7 @@ pub(crate) fn store_error(error: StoreError) -> ArticleError {
             body = Envelope<String>),
         (status = 400, description = "A field breaks its rule, or the category or a tag does \
             not exist (PARAM_ERROR)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
-        (status = 403, description = FORBIDDEN, body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        ArticleErrors<(Unauthorized, Forbidden, Internal)>,
     )
 )]
 pub async fn create(
@@ -193,13 +192,10 @@ async fn change_status(
     params(IdParam),
     responses(
         (status = 200, description = "Published", body = Envelope<Null>),
-        (status = 400, description = BAD_ID, body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
-        (status = 403, description = FORBIDDEN, body = Error),
         (status = 404, description = NOT_FOUND, body = Error),
         (status = 409, description = "Already published (ARTICLE_ALREADY_PUBLISHED), archived \
             (ARTICLE_STATUS_INVALID), or it kept changing (VERSION_CONFLICT)", body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        ArticleErrors<(Invalid, Unauthorized, Forbidden, Internal)>,
     )
 )]
 pub async fn publish(
@@ -221,13 +217,10 @@ pub async fn publish(
     params(IdParam),
     responses(
         (status = 200, description = "Archived", body = Envelope<Null>),
-        (status = 400, description = BAD_ID, body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
-        (status = 403, description = FORBIDDEN, body = Error),
         (status = 404, description = NOT_FOUND, body = Error),
         (status = 409, description = "Already archived (ARTICLE_ALREADY_ARCHIVED), a draft \
             (ARTICLE_STATUS_INVALID), or it kept changing (VERSION_CONFLICT)", body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        ArticleErrors<(Invalid, Unauthorized, Forbidden, Internal)>,
     )
 )]
 pub async fn archive(
@@ -252,13 +245,10 @@ pub async fn archive(
     params(IdParam),
     responses(
         (status = 200, description = "Published again", body = Envelope<Null>),
-        (status = 400, description = BAD_ID, body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
-        (status = 403, description = FORBIDDEN, body = Error),
         (status = 404, description = NOT_FOUND, body = Error),
         (status = 409, description = "Not archived (ARTICLE_STATUS_INVALID), or it kept \
             changing (VERSION_CONFLICT)", body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        ArticleErrors<(Invalid, Unauthorized, Forbidden, Internal)>,
     )
 )]
 pub async fn unarchive(
@@ -280,12 +270,9 @@ pub async fn unarchive(
     params(IdParam),
     responses(
         (status = 200, description = "Deleted; `data` is true", body = Envelope<bool>),
-        (status = 400, description = BAD_ID, body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
-        (status = 403, description = FORBIDDEN, body = Error),
         (status = 404, description = NOT_FOUND, body = Error),
         (status = 409, description = "It kept changing (VERSION_CONFLICT)", body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        ArticleErrors<(Invalid, Unauthorized, Forbidden, Internal)>,
     )
 )]
 pub async fn delete(

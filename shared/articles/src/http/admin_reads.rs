@@ -2,15 +2,17 @@
 
 use axum::extract::State;
 
+use blog_core::http::responses::kinds::*;
 use blog_core::{
     context::AppContext,
     http::{
-        docs::{IdParam, BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED},
+        docs::IdParam,
         extract::{PathId, QueryParams},
     },
 };
 use blog_users::principal::AdminOnly;
 
+use crate::envelope::ArticleErrors;
 use crate::{
     admin::existing,
     envelope::{
@@ -44,9 +46,7 @@ type Admin = AdminOnly<ArticleError>;
         (status = 200, description = "A page of non-deleted articles of any status, newest first",
             body = Envelope<Page<ListItem>>),
         (status = 400, description = "A parameter out of range (PARAM_ERROR)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
-        (status = 403, description = FORBIDDEN, body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        ArticleErrors<(Unauthorized, Forbidden, Internal)>,
     )
 )]
 pub async fn list(
@@ -71,12 +71,9 @@ pub async fn list(
     params(IdParam),
     responses(
         (status = 200, description = "The article in any state", body = Envelope<Detail>),
-        (status = 400, description = BAD_ID, body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
-        (status = 403, description = FORBIDDEN, body = Error),
         (status = 404, description = "No such article, or a deleted one (ARTICLE_NOT_FOUND)",
             body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        ArticleErrors<(Invalid, Unauthorized, Forbidden, Internal)>,
     )
 )]
 pub async fn detail(

@@ -90,6 +90,9 @@ fn error_codes() -> utoipa::openapi::Object {
 /// INVALID_OPERATION for a conflict, SYSTEM_ERROR), or one of the article's own.
 pub type ArticleError = AreaError<ArticleFault>;
 
+/// The shared error answers `K` of these areas, for their operations' descriptions.
+pub type ArticleErrors<K> = blog_core::http::responses::Errors<ArticleFault, K>;
+
 /// The article areas' own errors.
 #[derive(Debug, thiserror::Error)]
 pub enum ArticleFault {
@@ -113,6 +116,7 @@ pub enum ArticleFault {
 impl Family for ArticleFault {
     type Success<T: Serialize> = ArticleEnvelope<T>;
     type ErrorBody = ArticleErrorEnvelope;
+    const NAME: &'static str = "Article";
 
     fn success<T: Serialize>(message: &'static str, data: T) -> ArticleEnvelope<T> {
         ArticleEnvelope { code: StatusCode::OK.as_u16(), message, data }

@@ -7,16 +7,18 @@ use axum::{
     http::{header::LAST_MODIFIED, HeaderMap, HeaderValue},
 };
 
+use blog_core::http::responses::kinds::*;
 use blog_core::{
     context::AppContext,
     http::{
-        docs::{IdParam, INTERNAL},
+        docs::IdParam,
         extract::{PathId, QueryParams},
         Failure,
     },
 };
 use blog_taxonomy as taxonomy;
 
+use crate::envelope::ArticleErrors;
 use crate::{
     envelope::{ArticleEnvelope, ArticleError, ArticleErrorEnvelope, ArticleFault, ArticleOk},
     input::{CategoryArticlesQuery, ListQuery, Listing, PathFilter, TagArticlesQuery},
@@ -50,7 +52,7 @@ pub struct RelatedQuery {
             body = ArticleErrorEnvelope),
         (status = 404, description = "No such article (ARTICLE_NOT_FOUND)",
             body = ArticleErrorEnvelope),
-        (status = 500, description = INTERNAL, body = ArticleErrorEnvelope),
+        ArticleErrors<Internal>,
     )
 )]
 pub async fn related(
@@ -87,7 +89,7 @@ pub async fn related(
             body = ArticleEnvelope<Page<ListItem>>),
         (status = 400, description = "A parameter out of range, or a page deeper than 1,000 \
             articles (`page` × `size`; PARAM_ERROR)", body = ArticleErrorEnvelope),
-        (status = 500, description = INTERNAL, body = ArticleErrorEnvelope),
+        ArticleErrors<Internal>,
     )
 )]
 pub async fn list(
@@ -161,7 +163,7 @@ async fn page_by_slug(
             articles (`page` × `size`), or a `tagId` (PARAM_ERROR)", body = ArticleErrorEnvelope),
         (status = 404, description = "No tag has this slug (NOT_FOUND)",
             body = ArticleErrorEnvelope),
-        (status = 500, description = INTERNAL, body = ArticleErrorEnvelope),
+        ArticleErrors<Internal>,
     )
 )]
 pub async fn by_tag(
@@ -194,7 +196,7 @@ pub async fn by_tag(
             body = ArticleErrorEnvelope),
         (status = 404, description = "No category has this slug (NOT_FOUND)",
             body = ArticleErrorEnvelope),
-        (status = 500, description = INTERNAL, body = ArticleErrorEnvelope),
+        ArticleErrors<Internal>,
     )
 )]
 pub async fn by_category(
@@ -218,10 +220,9 @@ pub async fn by_category(
                 ("Last-Modified" = String, description = "The article's `updateTime` as an \
                     HTTP-date (its last edit; its counters change without one)")
             )),
-        (status = 400, description = "A bad id (PARAM_ERROR)", body = ArticleErrorEnvelope),
         (status = 404, description = "No such article, or a draft or deleted one \
             (ARTICLE_NOT_FOUND)", body = ArticleErrorEnvelope),
-        (status = 500, description = INTERNAL, body = ArticleErrorEnvelope),
+        ArticleErrors<(Invalid, Internal)>,
     )
 )]
 pub async fn detail(

@@ -13,10 +13,11 @@ use axum::{
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use blog_core::http::responses::kinds::*;
 use blog_core::{
     context::AppContext,
     http::{
-        docs::{api_time, id_string, IdParam, FORBIDDEN, INTERNAL, UNAUTHORIZED},
+        docs::{api_time, id_string, IdParam},
         extract::{parse_id, parse_json, PathId, QueryParams},
         Failure,
     },
@@ -25,6 +26,7 @@ use blog_core::{
 };
 use blog_users::principal::AdminOnly;
 
+use crate::envelope::ArticleErrors;
 use crate::{
     envelope::{
         ArticleEnvelope as Envelope, ArticleError, ArticleErrorEnvelope as Error, ArticleFault,
@@ -192,11 +194,9 @@ pub struct RevisionsQuery {
         (status = 200, description = "A page of the article's revisions, newest first",
             body = Envelope<Page<Revision>>),
         (status = 400, description = "A bad id or paging parameter (PARAM_ERROR)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
-        (status = 403, description = FORBIDDEN, body = Error),
         (status = 404, description = "No such article, or a deleted one (ARTICLE_NOT_FOUND)",
             body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        ArticleErrors<(Unauthorized, Forbidden, Internal)>,
     )
 )]
 pub async fn list(
@@ -287,11 +287,9 @@ async fn revision_of(
     responses(
         (status = 200, description = "The revision", body = Envelope<RevisionDetail>),
         (status = 400, description = "A bad id or version (PARAM_ERROR)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
-        (status = 403, description = FORBIDDEN, body = Error),
         (status = 404, description = "No such article (ARTICLE_NOT_FOUND), or no revision of \
             that version kept (NOT_FOUND)", body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        ArticleErrors<(Unauthorized, Forbidden, Internal)>,
     )
 )]
 pub async fn detail(
@@ -327,13 +325,11 @@ pub struct RestoreInput {
         (status = 200, description = "Restored as a new version; `data` is true",
             body = Envelope<bool>),
         (status = 400, description = "A bad id, version or body (PARAM_ERROR)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
-        (status = 403, description = FORBIDDEN, body = Error),
         (status = 404, description = "No such article (ARTICLE_NOT_FOUND), or no revision of \
             that version kept (NOT_FOUND)", body = Error),
         (status = 409, description = "The article is not at the version given, or changed \
             meanwhile (VERSION_CONFLICT)", body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        ArticleErrors<(Unauthorized, Forbidden, Internal)>,
     )
 )]
 pub async fn restore(

@@ -4,12 +4,14 @@
 use axum::extract::State;
 use futures::join;
 
+use blog_core::http::responses::kinds::*;
 use blog_core::http::{
-    docs::{IdParam, FORBIDDEN, INTERNAL, UNAUTHORIZED},
+    docs::IdParam,
     extract::{JsonBody, PathId},
 };
 use blog_users::principal::{author_card, AdminOnly, Principal};
 
+use crate::envelope::ArticleErrors;
 use crate::{
     admin::{existing, store_error},
     compose::{apply, taxonomy_of},
@@ -39,13 +41,11 @@ use crate::{
         (status = 200, description = "Updated; `data` is true", body = Envelope<bool>),
         (status = 400, description = "A bad id, a field that breaks its rule, or a category or \
             tag that does not exist (PARAM_ERROR)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
-        (status = 403, description = FORBIDDEN, body = Error),
         (status = 404, description = "No such article, or a deleted one (ARTICLE_NOT_FOUND)",
             body = Error),
         (status = 409, description = "`version` is not the current one, or a concurrent update \
             won (VERSION_CONFLICT)", body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        ArticleErrors<(Unauthorized, Forbidden, Internal)>,
     )
 )]
 pub async fn update(

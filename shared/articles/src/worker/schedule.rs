@@ -18,9 +18,10 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
+use blog_core::http::responses::kinds::*;
 use blog_core::{
     http::{
-        docs::{IdParam, Null, FORBIDDEN, INTERNAL, UNAUTHORIZED},
+        docs::{IdParam, Null},
         extract::{JsonBody, PathId},
         Failure,
     },
@@ -29,6 +30,7 @@ use blog_core::{
 };
 use blog_users::principal::AdminOnly;
 
+use crate::envelope::ArticleErrors;
 use crate::{
     admin::change,
     envelope::{
@@ -94,14 +96,12 @@ fn publish_at(input: ScheduleInput, now: DateTime<Utc>) -> Result<String, Articl
             body = Envelope<String>),
         (status = 400, description = "A bad id, or `publishAt` missing, malformed or not in the \
             future (PARAM_ERROR)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
-        (status = 403, description = FORBIDDEN, body = Error),
         (status = 404, description = "No such article, or a deleted one (ARTICLE_NOT_FOUND)",
             body = Error),
         (status = 409, description = "Not a draft: published (ARTICLE_ALREADY_PUBLISHED) or \
             archived (ARTICLE_STATUS_INVALID); or it kept changing (VERSION_CONFLICT)",
             body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        ArticleErrors<(Unauthorized, Forbidden, Internal)>,
     )
 )]
 pub async fn schedule(
@@ -134,14 +134,11 @@ pub async fn schedule(
     responses(
         (status = 200, description = "The draft is not scheduled (any more)",
             body = Envelope<Null>),
-        (status = 400, description = "A bad id (PARAM_ERROR)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
-        (status = 403, description = FORBIDDEN, body = Error),
         (status = 404, description = "No such article, or a deleted one (ARTICLE_NOT_FOUND)",
             body = Error),
         (status = 409, description = "Not a draft: published already, maybe by its schedule \
             (ARTICLE_ALREADY_PUBLISHED), or archived (ARTICLE_STATUS_INVALID)", body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        ArticleErrors<(Invalid, Unauthorized, Forbidden, Internal)>,
     )
 )]
 pub async fn unschedule(

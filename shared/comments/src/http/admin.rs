@@ -5,10 +5,11 @@
 use axum::{body::Bytes, extract::State};
 use futures::future::try_join_all;
 
+use blog_core::http::responses::kinds::*;
 use blog_core::{
     context::AppContext,
     http::{
-        docs::{IdParam, Null, FORBIDDEN, INTERNAL, UNAUTHORIZED},
+        docs::{IdParam, Null},
         extract::{parse_json, PathId, QueryParams},
         Failure,
     },
@@ -31,6 +32,7 @@ use crate::{
     repo,
     thread::Thread,
 };
+use crate::envelope::CommentErrors;
 
 const ATTEMPTS: usize = 5;
 
@@ -143,9 +145,7 @@ async fn matching(
     responses(
         (status = 200, description = "A page of comments, newest first", body = Envelope<Paged<Comment>>),
         (status = 400, description = "A parameter out of range (PARAM_ERROR)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
-        (status = 403, description = FORBIDDEN, body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        CommentErrors<(Unauthorized, Forbidden, Internal)>,
     )
 )]
 pub async fn list(
@@ -212,11 +212,8 @@ pub(crate) async fn moderate(
     params(IdParam),
     responses(
         (status = 200, description = "APPROVED (also when it already was)", body = Envelope<Comment>),
-        (status = 400, description = "A bad id (PARAM_ERROR)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
-        (status = 403, description = FORBIDDEN, body = Error),
         (status = 404, description = "No such comment, or a deleted one (COMMENT_NOT_FOUND)", body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        CommentErrors<(Invalid, Unauthorized, Forbidden, Internal)>,
     )
 )]
 pub async fn approve(
@@ -240,10 +237,8 @@ pub async fn approve(
     responses(
         (status = 200, description = "REJECTED (also when it already was)", body = Envelope<Comment>),
         (status = 400, description = "A bad id, or no `reason` (PARAM_ERROR)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
-        (status = 403, description = FORBIDDEN, body = Error),
         (status = 404, description = "No such comment, or a deleted one (COMMENT_NOT_FOUND)", body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        CommentErrors<(Unauthorized, Forbidden, Internal)>,
     )
 )]
 pub async fn reject(
@@ -269,10 +264,8 @@ pub async fn reject(
     responses(
         (status = 200, description = "Deleted", body = Envelope<Null>),
         (status = 400, description = "A bad id, or a `reason` over 500 characters (PARAM_ERROR)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
-        (status = 403, description = FORBIDDEN, body = Error),
         (status = 404, description = "No such comment, or a deleted one (COMMENT_NOT_FOUND)", body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        CommentErrors<(Unauthorized, Forbidden, Internal)>,
     )
 )]
 pub async fn delete(

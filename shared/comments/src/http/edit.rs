@@ -5,10 +5,11 @@ use axum::extract::State;
 use futures::try_join;
 
 use blog_articles::{self as articles};
+use blog_core::http::responses::kinds::*;
 use blog_core::{
     context::AppContext,
     http::{
-        docs::{IdParam, Null, INTERNAL, UNAUTHORIZED},
+        docs::{IdParam, Null},
         extract::{JsonBody, PathId},
         Failure,
     },
@@ -27,6 +28,7 @@ use crate::{
     repo,
     thread::Thread,
 };
+use crate::envelope::CommentErrors;
 
 const ATTEMPTS: usize = 5;
 
@@ -75,13 +77,12 @@ pub(crate) async fn own(
         (status = 200, description = "The edited comment", body = Envelope<Comment>),
         (status = 400, description = "A bad id, or content outside 1-2000 characters \
             (PARAM_ERROR)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
         (status = 403, description = "Someone else's comment (COMMENT_FORBIDDEN)", body = Error),
         (status = 404, description = "No such comment for the caller, a deleted one, or one on \
             an article deleted or no longer published (COMMENT_NOT_FOUND)", body = Error),
         (status = 429, description = "More than 10 edits in a minute (TOO_MANY_REQUESTS, \
             `Retry-After`)", body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        CommentErrors<(Unauthorized, Internal)>,
     )
 )]
 pub async fn update(
@@ -174,12 +175,10 @@ pub(crate) async fn remove(
     params(IdParam),
     responses(
         (status = 200, description = "Deleted", body = Envelope<Null>),
-        (status = 400, description = "A bad id (PARAM_ERROR)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
         (status = 403, description = "Someone else's comment (COMMENT_FORBIDDEN)", body = Error),
         (status = 404, description = "No such comment for the caller, or a deleted one \
             (COMMENT_NOT_FOUND)", body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        CommentErrors<(Invalid, Unauthorized, Internal)>,
     )
 )]
 pub async fn delete(

@@ -128,6 +128,9 @@ fn error_codes() -> utoipa::openapi::Object {
 /// CONFLICT, SYSTEM_ERROR), or one of the comments' own.
 pub type CommentError = AreaError<CommentFault>;
 
+/// The shared error answers `K` of these areas, for their operations' descriptions.
+pub type CommentErrors<K> = blog_core::http::responses::Errors<CommentFault, K>;
+
 /// The comment areas' own errors.
 #[derive(Debug, thiserror::Error)]
 pub enum CommentFault {
@@ -161,6 +164,7 @@ pub enum CommentFault {
 impl Family for CommentFault {
     type Success<T: Serialize> = CommentEnvelope<T>;
     type ErrorBody = CommentErrorEnvelope;
+    const NAME: &'static str = "Comment";
 
     fn success<T: Serialize>(_message: &'static str, data: T) -> CommentEnvelope<T> {
         let timestamp = blog_core::time::now_string();

@@ -7,10 +7,11 @@ use axum::extract::State;
 use futures::try_join;
 
 use blog_articles::{self as articles};
+use blog_core::http::responses::kinds::*;
 use blog_core::{
     context::AppContext,
     http::{
-        docs::{IdParam, Null, INTERNAL, UNAUTHORIZED},
+        docs::{IdParam, Null},
         extract::PathId,
         Failure,
     },
@@ -28,6 +29,7 @@ use crate::{
     model::StoredComment,
     repo, thread,
 };
+use crate::envelope::CommentErrors;
 
 const ATTEMPTS: usize = 5;
 const LIKE_COUNT: &str = "likeCount";
@@ -133,11 +135,9 @@ async fn like_article(
     params(IdParam),
     responses(
         (status = 200, description = "Liked (also when it already was)", body = Envelope<Null>),
-        (status = 400, description = "A bad id (PARAM_ERROR)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
         (status = 404, description = "No such comment for the caller, or one on an article \
             deleted or no longer published (COMMENT_NOT_FOUND)", body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        CommentErrors<(Invalid, Unauthorized, Internal)>,
     )
 )]
 pub async fn like(
@@ -158,11 +158,9 @@ pub async fn like(
     params(IdParam),
     responses(
         (status = 200, description = "Not liked (also when it was not)", body = Envelope<Null>),
-        (status = 400, description = "A bad id (PARAM_ERROR)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
         (status = 404, description = "No such comment for the caller, or one on an article \
             deleted or no longer published (COMMENT_NOT_FOUND)", body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        CommentErrors<(Invalid, Unauthorized, Internal)>,
     )
 )]
 pub async fn unlike(
@@ -183,11 +181,9 @@ pub async fn unlike(
     params(IdParam),
     responses(
         (status = 200, description = "Whether the caller likes it", body = Envelope<bool>),
-        (status = 400, description = "A bad id (PARAM_ERROR)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
         (status = 404, description = "No such comment for the caller, or one on an article \
             deleted or no longer published (COMMENT_NOT_FOUND)", body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        CommentErrors<(Invalid, Unauthorized, Internal)>,
     )
 )]
 pub async fn liked(
@@ -212,11 +208,9 @@ pub async fn liked(
     params(IdParam),
     responses(
         (status = 200, description = "Liked (also when it already was)", body = Envelope<Null>),
-        (status = 400, description = "A bad id (PARAM_ERROR)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
         (status = 404, description = "No such article, or a draft or deleted one \
             (ARTICLE_NOT_FOUND)", body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        CommentErrors<(Invalid, Unauthorized, Internal)>,
     )
 )]
 pub async fn like_an_article(
@@ -237,11 +231,9 @@ pub async fn like_an_article(
     params(IdParam),
     responses(
         (status = 200, description = "Not liked (also when it was not)", body = Envelope<Null>),
-        (status = 400, description = "A bad id (PARAM_ERROR)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
         (status = 404, description = "No such article, or a draft or deleted one \
             (ARTICLE_NOT_FOUND)", body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        CommentErrors<(Invalid, Unauthorized, Internal)>,
     )
 )]
 pub async fn unlike_an_article(
@@ -262,11 +254,9 @@ pub async fn unlike_an_article(
     params(IdParam),
     responses(
         (status = 200, description = "Whether the caller likes it", body = Envelope<bool>),
-        (status = 400, description = "A bad id (PARAM_ERROR)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
         (status = 404, description = "No such article, or a draft or deleted one \
             (ARTICLE_NOT_FOUND)", body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        CommentErrors<(Invalid, Unauthorized, Internal)>,
     )
 )]
 pub async fn article_liked(

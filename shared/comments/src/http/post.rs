@@ -8,10 +8,10 @@ use axum::extract::State;
 use futures::join;
 
 use blog_articles::{self as articles, ReactionTarget};
+use blog_core::http::responses::kinds::*;
 use blog_core::{
     context::AppContext,
     http::{
-        docs::{INTERNAL, UNAUTHORIZED},
         extract::{id_from_json, JsonBody},
         Failure,
     },
@@ -37,6 +37,7 @@ use crate::{
     roots::{self, RootEntry},
     thread::{self, REV},
 };
+use crate::envelope::CommentErrors;
 
 /// Deepest `depth` (replies nest at most 5 levels).
 pub const MAX_DEPTH: u8 = 4;
@@ -306,14 +307,13 @@ async fn post(
         (status = 400, description = "A field breaks its rule, or the parent takes no reply: \
             not APPROVED or under a comment that is not (PARAM_ERROR), or the parent is at \
             depth 4 (COMMENT_TOO_DEEP)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
         (status = 403, description = "Comments are disabled on the article (COMMENTS_DISABLED)",
             body = Error),
         (status = 404, description = "No readable article (ARTICLE_NOT_FOUND), or no parent the \
             caller sees on it (COMMENT_NOT_FOUND)", body = Error),
         (status = 429, description = "More than 5 comments in a minute (TOO_MANY_REQUESTS, \
             `Retry-After`)", body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        CommentErrors<(Unauthorized, Internal)>,
     )
 )]
 pub async fn create(
@@ -337,14 +337,13 @@ pub async fn create(
         (status = 400, description = "A field breaks its rule, `parentId` is missing, or the \
             parent takes no reply: not APPROVED or under a comment that is not (PARAM_ERROR), \
             or the parent is at depth 4 (COMMENT_TOO_DEEP)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
         (status = 403, description = "Comments are disabled on the article (COMMENTS_DISABLED)",
             body = Error),
         (status = 404, description = "No readable article (ARTICLE_NOT_FOUND), or no parent the \
             caller sees on it (COMMENT_NOT_FOUND)", body = Error),
         (status = 429, description = "More than 5 comments in a minute (TOO_MANY_REQUESTS, \
             `Retry-After`)", body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        CommentErrors<(Unauthorized, Internal)>,
     )
 )]
 pub async fn reply(

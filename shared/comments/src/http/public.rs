@@ -6,10 +6,11 @@ use axum::extract::State;
 use futures::try_join;
 
 use blog_articles::{self as articles};
+use blog_core::http::responses::kinds::*;
 use blog_core::{
     context::AppContext,
     http::{
-        docs::{IdParam, INTERNAL},
+        docs::IdParam,
         extract::{parse_id, PathId, QueryParams},
     },
 };
@@ -26,6 +27,7 @@ use crate::{
     pages::TreePage,
     repo, thread, tree,
 };
+use crate::envelope::CommentErrors;
 
 /// Query of the tree.
 #[derive(serde::Deserialize, utoipa::IntoParams)]
@@ -136,7 +138,7 @@ pub(crate) fn forest(
             `page` or `size` is out of range (PARAM_ERROR)", body = Error),
         (status = 404, description = "No such article, or a draft or deleted one \
             (ARTICLE_NOT_FOUND)", body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        CommentErrors<Internal>,
     )
 )]
 pub async fn tree(
@@ -168,11 +170,10 @@ pub async fn tree(
     params(IdParam),
     responses(
         (status = 200, description = "The comment", body = Envelope<Comment>),
-        (status = 400, description = "A bad id (PARAM_ERROR)", body = Error),
         (status = 404, description = "No such comment, a deleted one, one the caller may not \
             see (itself or a comment it answers), or one on an article that is not readable \
             (COMMENT_NOT_FOUND)", body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        CommentErrors<(Invalid, Internal)>,
     )
 )]
 pub async fn get(

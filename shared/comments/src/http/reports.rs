@@ -7,10 +7,11 @@ use futures::future::try_join_all;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use blog_core::http::responses::kinds::*;
 use blog_core::{
     context::AppContext,
     http::{
-        docs::{api_time, id_string, IdParam, FORBIDDEN, INTERNAL, UNAUTHORIZED},
+        docs::{api_time, id_string, IdParam},
         extract::{JsonBody, PathId, QueryParams},
         Failure,
     },
@@ -37,6 +38,7 @@ use crate::{
     repo,
     thread::{self, Thread},
 };
+use crate::envelope::CommentErrors;
 
 const ATTEMPTS: usize = 5;
 
@@ -173,13 +175,12 @@ pub struct ReportInput {
         (status = 200, description = "The report, OPEN", body = Envelope<Report>),
         (status = 400, description = "A bad id, `reason` or `detail`, or the caller's own \
             comment (PARAM_ERROR)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
         (status = 404, description = "No such comment for the caller, or one on an article \
             deleted or no longer published (COMMENT_NOT_FOUND)", body = Error),
         (status = 409, description = "The caller's report of it is still open (CONFLICT)", body = Error),
         (status = 429, description = "More than 10 reports in a minute (TOO_MANY_REQUESTS, \
             `Retry-After`)", body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        CommentErrors<(Unauthorized, Internal)>,
     )
 )]
 pub async fn report(
@@ -272,9 +273,7 @@ pub struct ReportsQuery {
     responses(
         (status = 200, description = "A page of reports, newest first", body = Envelope<Paged<Report>>),
         (status = 400, description = "A parameter out of range (PARAM_ERROR)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
-        (status = 403, description = FORBIDDEN, body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        CommentErrors<(Unauthorized, Forbidden, Internal)>,
     )
 )]
 pub async fn reports(
@@ -373,12 +372,9 @@ async fn close(ctx: &AppContext, id: u64, to: ReportStatus) -> Result<Report, Co
     params(IdParam),
     responses(
         (status = 200, description = "The report, UPHELD", body = Envelope<Report>),
-        (status = 400, description = "A bad id (PARAM_ERROR)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
-        (status = 403, description = FORBIDDEN, body = Error),
         (status = 404, description = "No such report (NOT_FOUND)", body = Error),
         (status = 409, description = "The report is closed already (CONFLICT)", body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        CommentErrors<(Invalid, Unauthorized, Forbidden, Internal)>,
     )
 )]
 pub async fn uphold(
@@ -399,12 +395,9 @@ pub async fn uphold(
     params(IdParam),
     responses(
         (status = 200, description = "The report, DISMISSED", body = Envelope<Report>),
-        (status = 400, description = "A bad id (PARAM_ERROR)", body = Error),
-        (status = 401, description = UNAUTHORIZED, body = Error),
-        (status = 403, description = FORBIDDEN, body = Error),
         (status = 404, description = "No such report (NOT_FOUND)", body = Error),
         (status = 409, description = "The report is closed already (CONFLICT)", body = Error),
-        (status = 500, description = INTERNAL, body = Error),
+        CommentErrors<(Invalid, Unauthorized, Forbidden, Internal)>,
     )
 )]
 pub async fn dismiss(

@@ -23,7 +23,12 @@ pub trait Family: std::error::Error + Send + Sync + Sized + 'static {
     /// Body of a successful answer carrying `T`.
     type Success<T: Serialize>: Serialize;
     /// Body of an error answer.
-    type ErrorBody: Serialize;
+    type ErrorBody: Serialize + utoipa::ToSchema;
+    /// The family's name in the OpenAPI description, the prefix of its shared error answers
+    /// ([`super::responses`]).
+    const NAME: &'static str;
+    /// What the description says of a 401.
+    const UNAUTHORIZED: &'static str = super::docs::UNAUTHORIZED;
     /// `WWW-Authenticate` challenge sent with every 401, if the area sends one.
     const CHALLENGE: Option<&'static str> = None;
 

@@ -11,6 +11,7 @@ pub mod docs;
 pub mod envelope;
 pub mod error;
 pub mod extract;
+pub mod responses;
 pub use crate::whole_body;
 
 pub use envelope::{Answer, AreaError, Family};

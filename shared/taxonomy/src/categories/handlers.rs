@@ -15,7 +15,7 @@ use crate::{
 use blog_core::{
     context::AppContext,
     http::{
-        docs::{IdParam, Null, BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED},
+        docs::{IdParam, Null},
         error::ResultExt,
         extract::{JsonBody, PathId},
         Failure,
@@ -27,6 +27,8 @@ use super::{
     model::{self, CategoryRecord, CategoryView},
     repo::{self, WriteError},
 };
+use crate::envelope::TaxonomyErrors;
+use blog_core::http::responses::kinds::*;
 
 type Body<T> = JsonBody<T, TaxonomyError>;
 type Admin = AdminOnly<TaxonomyError>;
@@ -44,7 +46,7 @@ const ATTEMPTS: usize = 5;
     responses(
         (status = 200, description = "Root categories with nested `children`, by `sortOrder`",
             body = TaxonomyEnvelope<Vec<CategoryView>>),
-        (status = 500, description = INTERNAL, body = TaxonomyErrorEnvelope),
+        TaxonomyErrors<Internal>,
     )
 )]
 pub async fn tree(
@@ -63,7 +65,7 @@ pub async fn tree(
     responses(
         (status = 200, description = "Every category by `sortOrder`, without `children`",
             body = TaxonomyEnvelope<Vec<CategoryView>>),
-        (status = 500, description = INTERNAL, body = TaxonomyErrorEnvelope),
+        TaxonomyErrors<Internal>,
     )
 )]
 pub async fn list(
@@ -83,8 +85,7 @@ pub async fn list(
     params(("slug" = String, Path, min_length = 1, description = "The category's slug")),
     responses(
         (status = 200, description = "The category", body = TaxonomyEnvelope<CategoryView>),
-        (status = 404, description = "No category has this slug", body = TaxonomyErrorEnvelope),
-        (status = 500, description = INTERNAL, body = TaxonomyErrorEnvelope),
+        TaxonomyErrors<(NotFound, Internal)>,
     )
 )]
 pub async fn by_slug(
@@ -210,11 +211,9 @@ fn write_error(error: WriteError) -> Failure {
         (status = 200, description = "The new category", body = TaxonomyEnvelope<CategoryView>),
         (status = 400, description = "A field is missing or breaks its rule, or the parent does \
             not exist", body = TaxonomyErrorEnvelope),
-        (status = 401, description = UNAUTHORIZED, body = TaxonomyErrorEnvelope),
-        (status = 403, description = FORBIDDEN, body = TaxonomyErrorEnvelope),
         (status = 409, description = "The slug is taken, or categories kept changing \
             concurrently", body = TaxonomyErrorEnvelope),
-        (status = 500, description = INTERNAL, body = TaxonomyErrorEnvelope),
+        TaxonomyErrors<(Unauthorized, Forbidden, Internal)>,
     )
 )]
 pub async fn create(
@@ -266,12 +265,9 @@ pub async fn create(
         (status = 200, description = "The updated category", body = TaxonomyEnvelope<CategoryView>),
         (status = 400, description = "A bad id, a field that breaks its rule, or a parent that \
             does not exist or would make a cycle", body = TaxonomyErrorEnvelope),
-        (status = 401, description = UNAUTHORIZED, body = TaxonomyErrorEnvelope),
-        (status = 403, description = FORBIDDEN, body = TaxonomyErrorEnvelope),
-        (status = 404, description = "No such category", body = TaxonomyErrorEnvelope),
         (status = 409, description = "The slug is taken, or categories kept changing \
             concurrently", body = TaxonomyErrorEnvelope),
-        (status = 500, description = INTERNAL, body = TaxonomyErrorEnvelope),
+        TaxonomyErrors<(Unauthorized, Forbidden, NotFound, Internal)>,
     )
 )]
 pub async fn update(
@@ -312,13 +308,9 @@ pub async fn update(
     params(IdParam),
     responses(
         (status = 200, description = "Deleted", body = TaxonomyEnvelope<Null>),
-        (status = 400, description = BAD_ID, body = TaxonomyErrorEnvelope),
-        (status = 401, description = UNAUTHORIZED, body = TaxonomyErrorEnvelope),
-        (status = 403, description = FORBIDDEN, body = TaxonomyErrorEnvelope),
-        (status = 404, description = "No such category", body = TaxonomyErrorEnvelope),
         (status = 409, description = "It has subcategories or articles, or categories kept \
             changing concurrently", body = TaxonomyErrorEnvelope),
-        (status = 500, description = INTERNAL, body = TaxonomyErrorEnvelope),
+        TaxonomyErrors<(Invalid, Unauthorized, Forbidden, NotFound, Internal)>,
     )
 )]
 pub async fn delete(

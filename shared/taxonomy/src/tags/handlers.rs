@@ -14,7 +14,7 @@ use crate::{
 use blog_core::{
     context::AppContext,
     http::{
-        docs::{IdParam, Null, BAD_ID, FORBIDDEN, INTERNAL, UNAUTHORIZED},
+        docs::{IdParam, Null},
         error::ResultExt,
         extract::{JsonBody, PathId, QueryParams},
         Failure,
@@ -26,6 +26,8 @@ use super::{
     model::{self, TagOrder, TagRecord, TagView, DEFAULT_COLOR},
     repo::{self, WriteError},
 };
+use crate::envelope::TaxonomyErrors;
+use blog_core::http::responses::kinds::*;
 
 type Body<T> = JsonBody<T, TaxonomyError>;
 type Admin = AdminOnly<TaxonomyError>;
@@ -84,7 +86,7 @@ async fn sorted(
             body = TaxonomyEnvelope<Vec<TagView>>),
         (status = 400, description = "`orderBy` is not one of the three, or `limit` is outside \
             1-100", body = TaxonomyErrorEnvelope),
-        (status = 500, description = INTERNAL, body = TaxonomyErrorEnvelope),
+        TaxonomyErrors<Internal>,
     )
 )]
 pub async fn list(
@@ -125,7 +127,7 @@ pub struct HotQuery {
         (status = 200, description = "Tags by article count, highest first",
             body = TaxonomyEnvelope<Vec<TagView>>),
         (status = 400, description = "`limit` is outside 1-100", body = TaxonomyErrorEnvelope),
-        (status = 500, description = INTERNAL, body = TaxonomyErrorEnvelope),
+        TaxonomyErrors<Internal>,
     )
 )]
 pub async fn hot(
@@ -144,8 +146,7 @@ pub async fn hot(
     params(("slug" = String, Path, min_length = 1, description = "The tag's slug")),
     responses(
         (status = 200, description = "The tag", body = TaxonomyEnvelope<TagView>),
-        (status = 404, description = "No tag has this slug", body = TaxonomyErrorEnvelope),
-        (status = 500, description = INTERNAL, body = TaxonomyErrorEnvelope),
+        TaxonomyErrors<(NotFound, Internal)>,
     )
 )]
 pub async fn by_slug(
@@ -227,10 +228,8 @@ fn write_error(error: WriteError) -> Failure {
         (status = 200, description = "The new tag", body = TaxonomyEnvelope<TagView>),
         (status = 400, description = "A field is missing or breaks its rule",
             body = TaxonomyErrorEnvelope),
-        (status = 401, description = UNAUTHORIZED, body = TaxonomyErrorEnvelope),
-        (status = 403, description = FORBIDDEN, body = TaxonomyErrorEnvelope),
         (status = 409, description = "The slug is taken", body = TaxonomyErrorEnvelope),
-        (status = 500, description = INTERNAL, body = TaxonomyErrorEnvelope),
+        TaxonomyErrors<(Unauthorized, Forbidden, Internal)>,
     )
 )]
 pub async fn create(
@@ -271,11 +270,8 @@ pub async fn create(
         (status = 200, description = "The updated tag", body = TaxonomyEnvelope<TagView>),
         (status = 400, description = "A bad id or a field that breaks its rule",
             body = TaxonomyErrorEnvelope),
-        (status = 401, description = UNAUTHORIZED, body = TaxonomyErrorEnvelope),
-        (status = 403, description = FORBIDDEN, body = TaxonomyErrorEnvelope),
-        (status = 404, description = "No such tag", body = TaxonomyErrorEnvelope),
         (status = 409, description = "The slug is taken", body = TaxonomyErrorEnvelope),
-        (status = 500, description = INTERNAL, body = TaxonomyErrorEnvelope),
+        TaxonomyErrors<(Unauthorized, Forbidden, NotFound, Internal)>,
     )
 )]
 pub async fn update(
@@ -306,13 +302,9 @@ pub async fn update(
     params(IdParam),
     responses(
         (status = 200, description = "Deleted", body = TaxonomyEnvelope<Null>),
-        (status = 400, description = BAD_ID, body = TaxonomyErrorEnvelope),
-        (status = 401, description = UNAUTHORIZED, body = TaxonomyErrorEnvelope),
-        (status = 403, description = FORBIDDEN, body = TaxonomyErrorEnvelope),
-        (status = 404, description = "No such tag", body = TaxonomyErrorEnvelope),
         (status = 409, description = "The tag was given to an article meanwhile, retry",
             body = TaxonomyErrorEnvelope),
-        (status = 500, description = INTERNAL, body = TaxonomyErrorEnvelope),
+        TaxonomyErrors<(Invalid, Unauthorized, Forbidden, NotFound, Internal)>,
     )
 )]
 pub async fn delete(

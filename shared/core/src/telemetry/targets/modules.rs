@@ -101,6 +101,7 @@ pub const MODULES: &[&str] = &[
     "blog_core::http::envelope",
     "blog_core::http::error",
     "blog_core::http::extract",
+    "blog_core::http::responses",
     "blog_core::ids",
     "blog_core::ports",
     "blog_core::ports::aws",
