@@ -103,6 +103,19 @@ const XML_ANSWERS: [(&str, &str); 3] = [
     ("/api/v1/sitemaps/", "application/xml; charset=utf-8"),
 ];
 
+/// `response` itself, or the shared response of `#/components/responses` it refers to.
+fn resolved<'a>(document: &'a Value, response: &'a Value) -> &'a Value {
+    match response["$ref"].as_str() {
+        Some(reference) => {
+            let name = reference.strip_prefix("#/components/responses/").expect("a response");
+            let shared = &document["components"]["responses"][name];
+            assert!(shared.is_object(), "{reference} is not declared");
+            shared
+        }
+        None => response,
+    }
+}
+
 #[test]
 fn every_api_answer_with_a_body_is_json_in_an_envelope_with_code_message_and_data() {
     let document = document();
@@ -111,6 +124,7 @@ fn every_api_answer_with_a_body_is_json_in_an_envelope_with_code_message_and_dat
             continue;
         }
         for (status, response) in operation["responses"].as_object().expect("responses") {
+            let response = resolved(&document, response);
             if status == "304" {
                 // Not Modified (a cached public read): no body at all.
                 assert!(response.get("content").is_none(), "{method} {path} 304 has a body");

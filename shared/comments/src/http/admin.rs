@@ -20,6 +20,7 @@ use blog_users::principal::AdminOnly;
 
 use blog_core::http::ApiError;
 
+use crate::envelope::CommentErrors;
 use crate::{
     edit::remove,
     envelope::{
@@ -32,7 +33,6 @@ use crate::{
     repo,
     thread::Thread,
 };
-use crate::envelope::CommentErrors;
 
 const ATTEMPTS: usize = 5;
 

@@ -17,6 +17,7 @@ use blog_core::{
 };
 use blog_users::principal::{Authenticated, Principal};
 
+use crate::envelope::CommentErrors;
 use crate::{
     envelope::{
         CommentEnvelope as Envelope, CommentError, CommentErrorEnvelope as Error, CommentFault,
@@ -28,7 +29,6 @@ use crate::{
     repo,
     thread::Thread,
 };
-use crate::envelope::CommentErrors;
 
 const ATTEMPTS: usize = 5;
 

@@ -20,6 +20,7 @@ use blog_core::{
 };
 use blog_users::principal::{Authenticated, Principal};
 
+use crate::envelope::CommentErrors;
 use crate::{
     envelope::{
         CommentEnvelope as Envelope, CommentError, CommentErrorEnvelope as Error, CommentFault,
@@ -29,7 +30,6 @@ use crate::{
     model::StoredComment,
     repo, thread,
 };
-use crate::envelope::CommentErrors;
 
 const ATTEMPTS: usize = 5;
 const LIKE_COUNT: &str = "likeCount";

@@ -25,6 +25,7 @@ use blog_users::{
 
 use blog_core::http::ApiError;
 
+use crate::envelope::CommentErrors;
 use crate::{
     envelope::{
         CommentEnvelope as Envelope, CommentError, CommentErrorEnvelope as Error, CommentFault,
@@ -37,7 +38,6 @@ use crate::{
     roots::{self, RootEntry},
     thread::{self, REV},
 };
-use crate::envelope::CommentErrors;
 
 /// Deepest `depth` (replies nest at most 5 levels).
 pub const MAX_DEPTH: u8 = 4;

@@ -17,6 +17,7 @@ use blog_core::{
 
 use blog_core::http::ApiError;
 
+use crate::envelope::CommentErrors;
 use crate::{
     caller::Viewer,
     envelope::{
@@ -27,7 +28,6 @@ use crate::{
     pages::TreePage,
     repo, thread, tree,
 };
-use crate::envelope::CommentErrors;
 
 /// Query of the tree.
 #[derive(serde::Deserialize, utoipa::IntoParams)]

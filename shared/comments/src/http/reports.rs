@@ -25,6 +25,7 @@ use blog_users::principal::{AdminOnly, Authenticated};
 
 use blog_core::http::ApiError;
 
+use crate::envelope::CommentErrors;
 use crate::{
     detail,
     envelope::{
@@ -38,7 +39,6 @@ use crate::{
     repo,
     thread::{self, Thread},
 };
-use crate::envelope::CommentErrors;
 
 const ATTEMPTS: usize = 5;
 
