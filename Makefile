@@ -37,10 +37,11 @@ stack: tools stack-build
 		$(foreach p,$(PARAMS),--parameter '$(p)')
 
 ## stack-build: every function of template.yaml built alone, with its own features (debug),
-## into target/stack/<function>/bootstrap
+## into target/stack/<function>/bootstrap; without `make test`'s clippy wrapper (its test build
+## lints every feature at once), which would add a minute
 .PHONY: stack-build
 stack-build:
-	$(call program,blog-stack,blog-stack) build
+	env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS $(call program,blog-stack,blog-stack) build
 
 ## smoke: post-deploy smoke test of the API at URL (a deployed stack's ApiUrl, or a local
 ## http://127.0.0.1:<port>): health, logins, an article through the worker, a file round trip,
