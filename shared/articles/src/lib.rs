@@ -37,7 +37,8 @@ pub use reactions::{
 };
 pub use schedule::{publish_due, run_local as run_local_schedule};
 
-use utoipa_axum::{router::OpenApiRouter, routes};
+use blog_core::routes;
+use utoipa_axum::router::OpenApiRouter;
 
 use blog_core::{
     area::{Area, Endpoints, Needs, WithPort},

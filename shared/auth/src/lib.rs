@@ -8,7 +8,8 @@ pub mod password;
 mod signups;
 mod throttle;
 
-use utoipa_axum::{router::OpenApiRouter, routes};
+use blog_core::routes;
+use utoipa_axum::router::OpenApiRouter;
 
 use blog_core::{
     area::{Area, Endpoints, Needs},

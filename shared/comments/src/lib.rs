@@ -24,7 +24,8 @@ pub use renames::show_renamed_author;
 #[cfg(test)]
 mod tests;
 
-use utoipa_axum::{router::OpenApiRouter, routes};
+use blog_core::routes;
+use utoipa_axum::router::OpenApiRouter;
 
 use blog_core::{
     area::{Area, Endpoints, Needs},

@@ -1,8 +1,8 @@
 //! An API area: the unit a Lambda function serves and the local gateway mounts. Each feature
 //! exports its areas as constants ([`Area::of`]); each endpoint is declared once, by its
 //! handler's `#[utoipa::path]` attribute, and listed once in its area's [`Endpoints::routes`]
-//! with `utoipa_axum::routes!`. The router, the OpenAPI description, the template's routes and
-//! the sample events' coverage all follow from that list (docs/architecture.md).
+//! with [`routes!`](crate::routes!). The router, the OpenAPI description, the template's routes
+//! and the sample events' coverage all follow from that list (docs/architecture.md).
 
 use std::ops::Deref;
 use std::sync::Arc;
@@ -62,7 +62,7 @@ impl Needs {
     }
 }
 
-/// The endpoints of an area, each listed once with `utoipa_axum::routes!(handler)`.
+/// The endpoints of an area, each listed once with [`routes!`](crate::routes!)`(handler)`.
 pub trait Endpoints: 'static {
     /// The state its handlers read: the context, or the context with a port it cannot work
     /// without ([`WithPort`]), taken when the process starts.
@@ -209,7 +209,7 @@ impl Area {
 }
 
 fn api_of<E: Endpoints>() -> OpenApi {
-    E::routes().split_for_parts().1
+    crate::routes::documented(|| E::routes().split_for_parts().1)
 }
 
 fn router_of<E: Endpoints>(ctx: &AppContext) -> anyhow::Result<Router> {

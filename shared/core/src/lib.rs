@@ -12,6 +12,7 @@ pub mod ids;
 pub mod ports;
 pub mod private_files;
 pub mod records;
+pub mod routes;
 pub mod telemetry;
 pub mod time;
 pub mod whole_body;

@@ -11,7 +11,8 @@ mod render;
 mod sitemap;
 mod sitemaps;
 
-use utoipa_axum::{router::OpenApiRouter, routes};
+use blog_core::routes;
+use utoipa_axum::router::OpenApiRouter;
 
 use blog_core::{
     area::{Area, Endpoints, Needs},

@@ -15,7 +15,8 @@ pub mod staging;
 
 use std::sync::Arc;
 
-use utoipa_axum::{router::OpenApiRouter, routes};
+use blog_core::routes;
+use utoipa_axum::router::OpenApiRouter;
 
 use blog_core::{
     area::{Area, Endpoints, Needs, WithPort},

@@ -15,9 +15,10 @@ use axum::{
     response::IntoResponse,
     Json,
 };
+use blog_core::routes;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
-use utoipa_axum::{router::OpenApiRouter, routes};
+use utoipa_axum::router::OpenApiRouter;
 
 use blog_core::{
     area::{Area, Endpoints, Needs},

@@ -10,7 +10,8 @@ pub mod principal;
 pub mod renames;
 pub mod repo;
 
-use utoipa_axum::{router::OpenApiRouter, routes};
+use blog_core::routes;
+use utoipa_axum::router::OpenApiRouter;
 
 use std::sync::Arc;
 

@@ -4,7 +4,8 @@ mod handlers;
 pub mod model;
 pub mod repo;
 
-use utoipa_axum::{router::OpenApiRouter, routes};
+use blog_core::routes;
+use utoipa_axum::router::OpenApiRouter;
 
 use blog_core::{
     area::{Area, Endpoints, Needs},

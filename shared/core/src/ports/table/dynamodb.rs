@@ -17,7 +17,7 @@ mod usage;
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
-use crate::ports::aws::SdkConfig;
+use crate::ports::aws::{LazyClient, SdkConfig};
 use anyhow::anyhow;
 use async_trait::async_trait;
 use aws_sdk_dynamodb::error::{BuildError, ProvideErrorMetadata, SdkError};
@@ -57,7 +57,7 @@ mod transact;
 /// The DynamoDB adapter of the [`Table`] port. Cheap to clone; clones share usage counters.
 #[derive(Clone)]
 pub struct DynamoTable {
-    client: Client,
+    client: LazyClient<Client>,
     table: String,
     usage: Usage,
 }
@@ -65,12 +65,17 @@ pub struct DynamoTable {
 impl DynamoTable {
     /// An adapter for the table `table_name` through `client`.
     pub fn new(client: Client, table_name: impl Into<String>) -> Self {
-        let table = table_name.into();
-        Self { client, table, usage: Usage::new() }
+        Self::on(LazyClient::built(client), table_name)
+    }
+
+    fn on(client: LazyClient<Client>, table_name: impl Into<String>) -> Self {
+        Self { client, table: table_name.into(), usage: Usage::new() }
     }
 
     /// An adapter built from the shared SDK configuration; `endpoint` overrides the endpoint of
     /// DynamoDB only (`BLOG_DYNAMODB_ENDPOINT`; `AWS_ENDPOINT_URL` is already part of `sdk`).
+    /// The client is built at the first request: building it (the SDK's endpoint rules and
+    /// partitions) was a third of a function's initialisation (docs/performance.md).
     pub fn from_config(
         sdk: &SdkConfig,
         table_name: impl Into<String>,
@@ -81,7 +86,13 @@ impl DynamoTable {
         if let Some(endpoint) = endpoint {
             config.set_endpoint_url(Some(endpoint.to_owned()));
         }
-        Self::new(Client::from_conf(config.build()), table_name)
+        let config = config.build();
+        Self::on(LazyClient::new(move || Client::from_conf(config.clone())), table_name)
+    }
+
+    /// The SDK client, built now if this is the first request.
+    fn client(&self) -> &Client {
+        self.client.get()
     }
 
     /// The table's name.
@@ -161,7 +172,7 @@ impl Table for DynamoTable {
     async fn get(&self, key: &Key) -> Result<Option<Item>, TableError> {
         self.usage.called();
         let out = self
-            .client
+            .client()
             .get_item()
             .table_name(&self.table)
             .set_key(Some(key_attrs(key)))
@@ -194,7 +205,7 @@ impl Table for DynamoTable {
             }
             self.usage.called();
             let out = self
-                .client
+                .client()
                 .batch_get_item()
                 .request_items(&self.table, request)
                 .return_consumed_capacity(TOTAL)
@@ -223,7 +234,7 @@ impl Table for DynamoTable {
         let mut x = Expr::new(now_epoch_seconds());
         let condition = condition.as_ref().and_then(|c| x.condition(c));
         let request = self
-            .client
+            .client()
             .put_item()
             .table_name(&self.table)
             .set_item(Some(item.into()))
@@ -250,7 +261,7 @@ impl Table for DynamoTable {
         let expression = x.update(&update)?;
         let condition = condition.as_ref().and_then(|c| x.condition(c));
         let request = self
-            .client
+            .client()
             .update_item()
             .table_name(&self.table)
             .set_key(Some(key_attrs(key)))
@@ -278,7 +289,7 @@ impl Table for DynamoTable {
         let mut x = Expr::new(now);
         let condition = condition.as_ref().and_then(|c| x.condition(c));
         let request = self
-            .client
+            .client()
             .delete_item()
             .table_name(&self.table)
             .set_key(Some(key_attrs(key)))
@@ -303,7 +314,7 @@ impl Table for DynamoTable {
         let mut x = Expr::new(now_epoch_seconds());
         let key_condition = x.key_condition(query.index, &query.partition, query.sort.as_ref());
         let request = self
-            .client
+            .client()
             .query()
             .table_name(&self.table)
             .set_index_name(query.index.name().map(str::to_owned))
@@ -327,7 +338,7 @@ impl Table for DynamoTable {
         }
         let mut x = Expr::new(now_epoch_seconds());
         let request = self
-            .client
+            .client()
             .scan()
             .table_name(&self.table)
             .set_index_name(scan.index.name().map(str::to_owned))
@@ -349,7 +360,7 @@ impl Table for DynamoTable {
 
     async fn ping(&self) -> Result<(), TableError> {
         self.usage.called();
-        let described = self.client.describe_table().table_name(&self.table).send().await;
+        let described = self.client().describe_table().table_name(&self.table).send().await;
         described.map(|_| ()).map_err(|e| failure("DescribeTable", e))
     }
 }

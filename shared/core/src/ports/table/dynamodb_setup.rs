@@ -43,7 +43,7 @@ impl DynamoTable {
     /// Local never finishes building an index added to an existing table, so an emulator's
     /// table is deleted and created again, and a deployed one gains it from the template.
     pub async fn create_table_if_missing(&self) -> anyhow::Result<()> {
-        let described = self.client.describe_table().table_name(&self.table).send().await;
+        let described = self.client().describe_table().table_name(&self.table).send().await;
         match described {
             Ok(_) => {}
             Err(e) if e.as_service_error().is_some_and(|e| e.is_resource_not_found_exception()) => {
@@ -64,7 +64,7 @@ impl DynamoTable {
             );
         }
         let enabled = self
-            .client
+            .client()
             .update_time_to_live()
             .table_name(&self.table)
             .time_to_live_specification(
@@ -81,7 +81,7 @@ impl DynamoTable {
 
     /// The secondary indexes of [`Index::SECONDARY`] the existing table lacks.
     async fn missing_indexes(&self) -> anyhow::Result<Vec<Index>> {
-        let described = self.client.describe_table().table_name(&self.table).send().await;
+        let described = self.client().describe_table().table_name(&self.table).send().await;
         let table = described
             .map_err(|e| anyhow!("DescribeTable {}: {}", self.table, DisplayErrorContext(e)))?
             .table
@@ -113,7 +113,7 @@ impl DynamoTable {
             }
         }
         let created = self
-            .client
+            .client()
             .create_table()
             .table_name(&self.table)
             .set_attribute_definitions(Some(definitions))
@@ -133,7 +133,7 @@ impl DynamoTable {
     async fn wait_until_active(&self) -> anyhow::Result<()> {
         let deadline = Instant::now() + ACTIVE_TIMEOUT;
         loop {
-            let described = self.client.describe_table().table_name(&self.table).send().await;
+            let described = self.client().describe_table().table_name(&self.table).send().await;
             let table = described
                 .map_err(|e| anyhow!("DescribeTable {}: {}", self.table, DisplayErrorContext(e)))?
                 .table

@@ -32,7 +32,7 @@ impl DynamoTable {
             let now = now_epoch_seconds();
             let items = writes.iter().map(|write| self.transact_item(write, now));
             let request = self
-                .client
+                .client()
                 .transact_write_items()
                 .set_transact_items(Some(items.collect::<Result<_, _>>()?))
                 .return_consumed_capacity(TOTAL);

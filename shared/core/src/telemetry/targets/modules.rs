@@ -138,6 +138,7 @@ pub const MODULES: &[&str] = &[
     "blog_core::ports::tally::seen",
     "blog_core::private_files",
     "blog_core::records",
+    "blog_core::routes",
     "blog_core::telemetry",
     "blog_core::telemetry::emf",
     "blog_core::telemetry::layer",
