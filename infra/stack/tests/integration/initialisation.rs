@@ -1,4 +1,4 @@
-//! A function asked for an adapter its build lacks stops during initialisation, before it
+//! A function told to keep its data in an embedded table stops during initialisation, before it
 //! asks the Runtime API for an invocation, with one line naming the variable and the fix.
 
 use std::{

@@ -171,10 +171,16 @@ impl Config {
     /// unset, as the template's empty parameters deliver them.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> anyhow::Result<Self> {
         let lookup = |name: &str| lookup(name).filter(|value| !value.is_empty());
-        // Inside Lambda the table is DynamoDB: the functions are built without the embedded one.
+        // Inside Lambda the table is DynamoDB: an embedded one would live and die with one
+        // instance, each instance keeping its own (and the function builds carry none).
         let in_lambda = lookup("AWS_LAMBDA_RUNTIME_API").is_some();
         let store = match lookup("BLOG_STORE").as_deref() {
             None if in_lambda => StoreKind::DynamoDb,
+            Some("embedded") if in_lambda => bail!(
+                "BLOG_STORE=embedded, but a Lambda function keeps its data in DynamoDB (an \
+                 embedded table would be one instance's own and die with it): unset BLOG_STORE \
+                 or set it to dynamodb"
+            ),
             None | Some("embedded") => StoreKind::Embedded,
             Some("dynamodb") => StoreKind::DynamoDb,
             Some(other) => bail!("BLOG_STORE must be `embedded` or `dynamodb`, not `{other}`"),

@@ -37,11 +37,13 @@ fn uploads_default_to_15_minute_urls_and_the_api_base_url_to_the_gateway_address
 }
 
 #[test]
-fn inside_lambda_the_store_is_dynamodb_unless_told_otherwise() {
+fn inside_lambda_the_store_is_dynamodb_and_an_embedded_one_is_refused() {
     let lambda = [("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001")];
     assert_eq!(config(&lambda).unwrap().store, StoreKind::DynamoDb);
-    let told = config(&[lambda[0], ("BLOG_STORE", "embedded")]).unwrap();
-    assert_eq!(told.store, StoreKind::Embedded, "an explicit BLOG_STORE wins");
+    let told = config(&[lambda[0], ("BLOG_STORE", "dynamodb")]).unwrap();
+    assert_eq!(told.store, StoreKind::DynamoDb);
+    let error = config(&[lambda[0], ("BLOG_STORE", "embedded")]).unwrap_err().to_string();
+    assert!(error.starts_with("BLOG_STORE=embedded") && error.ends_with("set it to dynamodb"));
     assert_eq!(config(&[]).unwrap().store, StoreKind::Embedded, "outside Lambda");
 }
 
