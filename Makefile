@@ -36,12 +36,21 @@ stack: tools stack-build
 	$(EMULATORS)/with-emulators.sh $(call program,blog-stack,blog-stack) serve \
 		$(foreach p,$(PARAMS),--parameter '$(p)')
 
-## stack-build: every function of template.yaml built alone, with its own features (debug),
-## into target/stack/<function>/bootstrap; without `make test`'s clippy wrapper (its test build
-## lints every feature at once), which would add a minute
+## stack-build: every function of template.yaml built by one cargo invocation with the features
+## of the functions together (debug), into target/stack/<function>/bootstrap; without `make
+## test`'s clippy wrapper (its test build lints every feature at once). STACK_FEATURES=tests
+## (what `make test` gives) builds them with the test build's features instead, under its
+## wrapper: that build has compiled everything but the functions' `main`s (docs/testing.md).
+STACK_FEATURES ?= functions
 .PHONY: stack-build
 stack-build:
+	@[[ "$(STACK_FEATURES)" == functions || "$(STACK_FEATURES)" == tests ]] || \
+		{ echo "STACK_FEATURES must be functions or tests" >&2; exit 2; }
+ifeq ($(STACK_FEATURES),tests)
+	$(call program,blog-stack,blog-stack) build --test-features
+else
 	env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS $(call program,blog-stack,blog-stack) build
+endif
 
 ## smoke: post-deploy smoke test of the API at URL (a deployed stack's ApiUrl, or a local
 ## http://127.0.0.1:<port>): health, logins, an article through the worker, a file round trip,
@@ -111,7 +120,7 @@ test:
 	@step() { \
 		local started=$$(date +%s); \
 		env $$2 $(MAKE) --no-print-directory $$1 \
-			BLOG_BINS="$(or $(BLOG_BINS),$(TARGET_DIR)/debug)" || return 1; \
+			BLOG_BINS="$(or $(BLOG_BINS),$(TARGET_DIR)/debug)" STACK_FEATURES=tests || return 1; \
 		echo "[make test] $$1 took $$(( $$(date +%s) - started )) s"; \
 	}; \
 	tools_log=$$(mktemp); \
@@ -153,12 +162,12 @@ unit-tests:
 fuzz-api:
 	infra/fuzz/schemathesis.sh
 
-## emulator-tests: the tests marked as needing emulators: the gateway on DynamoDB Local, moto
-## and s3s-fs, and the stack (every function built alone first); each stack test fails when a
-## function made an AWS call template.yaml does not grant it
+## emulator-tests: the tests marked as needing emulators (no documentation example is): the
+## gateway on DynamoDB Local, moto and s3s-fs, and the stack (its functions built first); each
+## stack test fails when a function made an AWS call template.yaml does not grant it
 emulator-tests: stack-build
 	rm -rf target/stack/iam target/stack/run
-	$(EMULATORS)/with-emulators.sh $(CARGO) test --workspace --all-features -- --ignored
+	$(EMULATORS)/with-emulators.sh $(CARGO) test --workspace --all-features --tests -- --ignored
 
 ## lint-template: cfn-lint and `sam validate --lint` on the SAM template (offline), and no
 ## physical name two stacks of it would share

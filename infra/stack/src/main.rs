@@ -1,6 +1,5 @@
-//! `blog-stack`: builds the functions as `make package` does (one build per function, its own
-//! features), serves the stack template.yaml describes (`make stack`), and writes the IAM
-//! report.
+//! `blog-stack`: builds the functions (debug, one cargo invocation), serves the stack
+//! template.yaml describes (`make stack`), and writes the IAM report.
 
 use std::{
     collections::BTreeMap,
@@ -26,9 +25,16 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Build every function of the template, each alone with its own features, into
-    /// target/stack/<binary>/bootstrap (debug profile).
-    Build,
+    /// Build every function of the template into target/stack/<binary>/bootstrap (debug
+    /// profile), in one cargo invocation with the features of the functions together.
+    Build {
+        /// With the test build's features instead (`cargo build --workspace --all-targets
+        /// --all-features`): after that build (`make test`), only the functions' `main`s
+        /// compile. Their binaries then also hold the test helpers (`test-support`) and the
+        /// adapters no function configures.
+        #[arg(long)]
+        test_features: bool,
+    },
     /// Serve the stack on BLOG_HOST:BLOG_PORT until Ctrl-C (needs the emulators:
     /// infra/emulators/with-emulators.sh).
     Serve {
@@ -65,7 +71,7 @@ async fn main() -> Result<()> {
     let workspace = std::fs::canonicalize(&cli.workspace)?;
     let template = Template::load(&workspace.join("template.yaml"))?;
     match cli.command {
-        Command::Build => build(&workspace, &template),
+        Command::Build { test_features } => build(&workspace, &template, test_features),
         Command::Serve { parameters, schedule_seconds, max_instances } => {
             serve(workspace, parameters, schedule_seconds, max_instances).await
         }
@@ -79,23 +85,26 @@ async fn main() -> Result<()> {
     }
 }
 
-/// One `cargo build -p <binary>` per function, as infra/package/build.sh does for releases: a
-/// build of several would unify their features and hide an adapter one of them lacks.
-/// Builds every function of the template in one cargo invocation: the library crates are
-/// compiled once, with the features of all the functions together (each binary links only
-/// what its `main` reaches; the adapters a function never constructs are the only difference
-/// from its own package, docs/testing.md), then each executable is copied to
-/// target/stack/<binary>/bootstrap.
-fn build(workspace: &Path, template: &Template) -> Result<()> {
+/// Builds every function of the template in one cargo invocation, then copies each executable
+/// to target/stack/<binary>/bootstrap. The library crates are compiled once, with the features
+/// of all the functions together (each binary links only what its `main` reaches; the adapters
+/// a function never constructs are the only difference from its own package, docs/testing.md),
+/// or with the test build's features (`test_features`), which reuses what that build compiled.
+fn build(workspace: &Path, template: &Template, test_features: bool) -> Result<()> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut binaries: Vec<String> = template.functions()?.into_iter().map(|f| f.binary).collect();
     binaries.sort();
     binaries.dedup();
     let started = std::time::Instant::now();
     let mut command = std::process::Command::new(&cargo);
-    command.args(["build", "--bins", "--message-format=json-render-diagnostics"]);
-    for binary in &binaries {
-        command.args(["-p", binary]);
+    command.args(["build", "--message-format=json-render-diagnostics"]);
+    if test_features {
+        command.args(["--workspace", "--all-targets", "--all-features"]);
+    } else {
+        command.arg("--bins");
+        for binary in &binaries {
+            command.args(["-p", binary]);
+        }
     }
     let output = command
         .current_dir(workspace)
@@ -114,6 +123,8 @@ fn build(workspace: &Path, template: &Template) -> Result<()> {
         let executable = messages
             .iter()
             .filter(|message| message["target"]["name"] == binary.as_str())
+            .filter(|message| message["target"]["kind"][0] == "bin")
+            .filter(|message| message["profile"]["test"] == false)
             .find_map(|message| message["executable"].as_str().map(PathBuf::from))
             .with_context(|| format!("cargo built no executable {binary}"))?;
         let target = workspace.join("target/stack").join(binary);

@@ -4,6 +4,7 @@
 
 mod cdn;
 mod deploy;
+mod function_features;
 mod index_grants;
 mod initialisation;
 mod least_privilege;

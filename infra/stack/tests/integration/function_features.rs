@@ -1,0 +1,66 @@
+//! Each function's package enables exactly the adapters it deploys with: what its areas need
+//! (the code's `Needs`) and what template.yaml gives it (a secret's ARN, the webhook). The
+//! stack's build unifies the functions' features (and `make test`'s adds the tests'), so a
+//! function lacking an adapter would pass there and fail only once deployed; this reads the
+//! manifests `make package` and `sam build` build each function from.
+
+use std::collections::BTreeSet;
+
+use blog_api::{api::FUNCTIONS, setup::Needs};
+use blog_stack::{template::Template, testing::workspace};
+
+/// What the functions that are not HTTP areas need (their runners in `blog_api::lambda`).
+fn needs_of(binary: &str) -> Needs {
+    match binary {
+        "worker" => Needs::WORKER,
+        "outbox-sweep" => Needs::OUTBOX_SWEEP,
+        http => FUNCTIONS
+            .iter()
+            .find(|function| function.name == http)
+            .unwrap_or_else(|| panic!("{http} is neither an HTTP function nor an event one"))
+            .needs(),
+    }
+}
+
+/// The features of blog-api a function's manifest enables.
+fn enabled(binary: &str) -> BTreeSet<String> {
+    let path = workspace().join("functions").join(binary).join("Cargo.toml");
+    let manifest = std::fs::read_to_string(&path).unwrap();
+    let line = manifest
+        .lines()
+        .find(|line| line.starts_with("blog-api"))
+        .unwrap_or_else(|| panic!("{} depends on blog-api", path.display()));
+    let list = line.split_once("features = [").expect("a features list").1;
+    let list = list.split_once(']').expect("a closed features list").0;
+    list.split(',').map(|feature| feature.trim().trim_matches('"').to_string()).collect()
+}
+
+#[test]
+fn each_function_enables_the_adapters_its_areas_and_its_template_settings_need_and_no_other() {
+    let template = Template::load(&workspace().join("template.yaml")).expect("template.yaml");
+    let functions = template.functions().unwrap();
+    assert_eq!(functions.len(), 12, "every function of the template is checked");
+    for function in functions {
+        let needs = needs_of(&function.binary);
+        let variables = &function.environment;
+        // The JWT key's ARN is global; a function that verifies no token never reads it.
+        let other_secret = variables
+            .keys()
+            .any(|name| name.ends_with("_ARN") && name.as_str() != "BLOG_JWT_SECRET_ARN");
+        let wanted = [
+            ("dynamodb", true),
+            ("lambda", true),
+            ("secrets", needs.tokens || needs.actuator || other_secret),
+            ("sqs", needs.events),
+            ("s3", needs.blobs),
+            ("bedrock", needs.embedder),
+            ("webhook", variables.contains_key("BLOG_WEBHOOK_URL")),
+        ];
+        let wanted: BTreeSet<String> = wanted
+            .into_iter()
+            .filter(|(_, wanted)| *wanted)
+            .map(|(feature, _)| feature.to_string())
+            .collect();
+        assert_eq!(enabled(&function.binary), wanted, "functions/{}/Cargo.toml", function.binary);
+    }
+}
