@@ -164,10 +164,12 @@ fuzz-api:
 
 ## emulator-tests: the tests marked as needing emulators (no documentation example is): the
 ## gateway on DynamoDB Local, moto and s3s-fs, and the stack (its functions built first); each
-## stack test fails when a function made an AWS call template.yaml does not grant it
+## stack test fails when a function made an AWS call template.yaml does not grant it. Four cases
+## at a time: they wait on the emulators and the stack's processes more than on the cores.
 emulator-tests: stack-build
 	rm -rf target/stack/iam target/stack/run
-	$(EMULATORS)/with-emulators.sh $(CARGO) test --workspace --all-features --tests -- --ignored
+	$(EMULATORS)/with-emulators.sh $(CARGO) test --workspace --all-features --tests -- --ignored \
+		--test-threads=4
 
 ## lint-template: cfn-lint and `sam validate --lint` on the SAM template (offline), and no
 ## physical name two stacks of it would share

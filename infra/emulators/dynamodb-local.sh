@@ -30,9 +30,13 @@ prepare() {
   command -v java >/dev/null 2>&1 || die "java not found on PATH"
 }
 
-# Runs from the jar's folder (DynamoDB Local resolves some resources relative to it).
+# Runs from the jar's folder (DynamoDB Local resolves some resources relative to it). The JIT's
+# first tier only and the serial collector: a test run is minutes long, and on two cores the
+# optimising compiler's and the parallel collector's threads took a third of its CPU for no
+# shorter run (docs/testing.md).
 launch() {
-  cd "$(dirname "$JAR")" && exec java -Djava.library.path=./DynamoDBLocal_lib -jar DynamoDBLocal.jar \
+  cd "$(dirname "$JAR")" && exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto \
+    -Djava.library.path=./DynamoDBLocal_lib -jar DynamoDBLocal.jar \
     -inMemory -sharedDb -disableTelemetry -port "$1"
 }
 
