@@ -149,12 +149,13 @@ clippy:
 ## test-build: every test target built (`make test` builds it linted: see test)
 .PHONY: test-build
 test-build:
-	$(CARGO) test --workspace --all-targets --all-features --no-run
+	$(CARGO) test --workspace --tests --benches --all-features --no-run
 
 ## unit-tests: everything that needs no emulator (embedded adapters, in-process), the benches
-## run once each as tests, and the documentation's examples
+## run once each as tests, and the documentation's examples; four tests at a time, as the
+## in-process API cases wait on their clients and servers as much as on the cores
 unit-tests:
-	$(CARGO) test --workspace --all-targets --all-features
+	RUST_TEST_THREADS=4 $(CARGO) test --workspace --tests --benches --all-features
 	$(CARGO) test --workspace --all-features --doc
 
 ## fuzz-api: schemathesis against docs/openapi.json on the local gateway; fails on any 5xx

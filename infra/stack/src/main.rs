@@ -28,10 +28,10 @@ enum Command {
     /// Build every function of the template into target/stack/<binary>/bootstrap (debug
     /// profile), in one cargo invocation with the features of the functions together.
     Build {
-        /// With the test build's features instead (`cargo build --workspace --all-targets
-        /// --all-features`): after that build (`make test`), only the functions' `main`s
-        /// compile. Their binaries then also hold the test helpers (`test-support`) and the
-        /// adapters no function configures.
+        /// With the test build's features instead (`cargo build --workspace --bins --tests
+        /// --benches --all-features`, which also builds every other binary of the workspace):
+        /// after that build (`make test`), only the binaries compile. The functions then also
+        /// hold the test helpers (`test-support`) and the adapters no function configures.
         #[arg(long)]
         test_features: bool,
     },
@@ -99,7 +99,7 @@ fn build(workspace: &Path, template: &Template, test_features: bool) -> Result<(
     let mut command = std::process::Command::new(&cargo);
     command.args(["build", "--message-format=json-render-diagnostics"]);
     if test_features {
-        command.args(["--workspace", "--all-targets", "--all-features"]);
+        command.args(["--workspace", "--bins", "--tests", "--benches", "--all-features"]);
     } else {
         command.arg("--bins");
         for binary in &binaries {
