@@ -5,11 +5,6 @@
 //! (limited on its own) nor a wait for one counts against it. The answer's
 //! `Lambda-Runtime-Deadline-Ms` is set to that moment plus the timeout, as Lambda sets it.
 //! Invocations of equal payloads are taken in the order they were made.
-//!
-//! An instance's poll is sent to the emulator apart from the instance's own request: when the
-//! instance ends while its poll waits (its function recycled), the invocation the emulator then
-//! hands to that poll is kept and given to the next poll, instead of going down with the
-//! closed connection and leaving the invocation untaken.
 
 use std::{
     collections::{HashMap, VecDeque},
@@ -21,14 +16,13 @@ use std::{
 
 use anyhow::Result;
 use axum::{
-    body::Bytes,
     extract::{Request, State},
-    http::{request, response, HeaderValue, Method, StatusCode},
+    http::{HeaderValue, Method, StatusCode},
     response::{IntoResponse, Response},
     Router,
 };
 use http_body_util::BodyExt;
-use tokio::sync::{oneshot, Notify};
+use tokio::sync::oneshot;
 
 use crate::{forward::Forwarder, lock};
 
@@ -100,16 +94,6 @@ struct Relay {
     emulator: Forwarder,
     pickups: Arc<Pickups>,
     timeout: Duration,
-    /// Invocations the emulator gave to the poll of an instance that had ended.
-    orphans: Mutex<VecDeque<(response::Parts, Bytes)>>,
-    /// Wakes the waiting polls when an invocation is orphaned.
-    orphaned: Notify,
-}
-
-/// What the emulator answered a poll.
-enum Polled {
-    Invocation(response::Parts, Bytes),
-    Other(Response),
 }
 
 /// Starts the pass-through to the emulator at `runtime` for a function of `timeout`; its address.
@@ -122,8 +106,6 @@ pub async fn start(
         emulator: Forwarder::new(&format!("http://{runtime}"))?,
         pickups,
         timeout,
-        orphans: Mutex::default(),
-        orphaned: Notify::new(),
     });
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let address = listener.local_addr()?;
@@ -142,66 +124,20 @@ async fn pass(State(relay): State<Arc<Relay>>, request: Request) -> Response {
         Ok(body) => body.to_bytes(),
         Err(error) => return (StatusCode::BAD_REQUEST, error.to_string()).into_response(),
     };
-    if !(parts.method == Method::GET && parts.uri.path().ends_with("/invocation/next")) {
-        return match relay.emulator.send(parts, body).await {
-            Ok(response) => response,
-            Err(error) => (StatusCode::BAD_GATEWAY, format!("{error:#}")).into_response(),
-        };
-    }
-    let (sender, mut polled) = oneshot::channel();
-    tokio::spawn(poll(relay.clone(), parts, body, sender));
-    loop {
-        let orphaned = relay.orphaned.notified();
-        tokio::pin!(orphaned);
-        orphaned.as_mut().enable();
-        if let Some((parts, payload)) = lock(&relay.orphans).pop_front() {
-            // This instance's own poll, when it brings an invocation, becomes an orphan in turn.
-            return relay.hand_over(parts, payload);
-        }
-        tokio::select! {
-            answer = &mut polled => return match answer {
-                Ok(Polled::Invocation(parts, payload)) => relay.hand_over(parts, payload),
-                Ok(Polled::Other(response)) => response,
-                Err(_) => StatusCode::BAD_GATEWAY.into_response(),
-            },
-            () = &mut orphaned => {}
-        }
-    }
-}
-
-/// One poll of the emulator for the instance waiting on `sender`; should the instance be gone
-/// when an invocation comes back, the invocation waits for the next poll.
-async fn poll(
-    relay: Arc<Relay>,
-    parts: request::Parts,
-    body: Bytes,
-    sender: oneshot::Sender<Polled>,
-) {
-    let answer = match relay.emulator.send(parts, body).await {
-        Ok(response) if response.status() == StatusCode::OK => {
-            let (parts, body) = response.into_parts();
-            match body.collect().await {
-                Ok(payload) => Polled::Invocation(parts, payload.to_bytes()),
-                Err(_) => Polled::Other(StatusCode::BAD_GATEWAY.into_response()),
-            }
-        }
-        Ok(response) => Polled::Other(response),
-        Err(error) => {
-            Polled::Other((StatusCode::BAD_GATEWAY, format!("{error:#}")).into_response())
-        }
+    let next = parts.method == Method::GET && parts.uri.path().ends_with("/invocation/next");
+    let response = match relay.emulator.send(parts, body).await {
+        Ok(response) => response,
+        Err(error) => return (StatusCode::BAD_GATEWAY, format!("{error:#}")).into_response(),
     };
-    if let Err(Polled::Invocation(parts, payload)) = sender.send(answer) {
-        lock(&relay.orphans).push_back((parts, payload));
-        relay.orphaned.notify_waiters();
+    if !(next && response.status() == StatusCode::OK) {
+        return response;
     }
-}
-
-impl Relay {
-    /// The invocation `payload`, taken now: its deadline runs from this moment.
-    fn hand_over(&self, mut parts: response::Parts, payload: Bytes) -> Response {
-        let deadline = chrono::Utc::now().timestamp_millis() as u128 + self.timeout.as_millis();
-        parts.headers.insert(DEADLINE_HEADER, HeaderValue::from(deadline as u64));
-        self.pickups.taken(&payload);
-        Response::from_parts(parts, payload.into())
-    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(payload) = body.collect().await.map(|b| b.to_bytes()) else {
+        return StatusCode::BAD_GATEWAY.into_response();
+    };
+    let deadline = chrono::Utc::now().timestamp_millis() as u128 + relay.timeout.as_millis();
+    parts.headers.insert(DEADLINE_HEADER, HeaderValue::from(deadline as u64));
+    relay.pickups.taken(&payload);
+    Response::from_parts(parts, payload.into())
 }
