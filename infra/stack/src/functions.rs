@@ -4,143 +4,37 @@
 //! on the first invocation that finds every running one busy (up to a maximum), as Lambda
 //! scales; an instance that exits is replaced on the next invocation; an invocation that timed
 //! out (or that no instance took) recycles the function's instances, as Lambda ends the one
-//! that timed out. The timeout runs from the moment an instance takes the invocation (see
-//! [`crate::pickup`]).
+//! that timed out; a recycled instance that runs an invocation finishes it first. The timeout
+//! runs from the moment an instance takes the invocation (see [`crate::relay`]).
 
 use std::{
+    io::{BufRead, BufReader, Read},
     net::SocketAddr,
     path::{Path, PathBuf},
-    process::Stdio,
-    sync::{
-        atomic::{AtomicBool, Ordering},
-        Arc, Mutex,
-    },
+    process::{Command, Stdio},
+    sync::{Arc, Mutex},
     time::Duration,
 };
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use axum::body::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper_util::{
     client::legacy::{connect::HttpConnector, Client},
     rt::TokioExecutor,
 };
-use std::{
-    io::{BufRead, BufReader, Read},
-    os::unix::process::CommandExt,
-    process::{Child, Command},
-};
 
 use crate::{
     lock,
     logs::Logs,
-    pickup::{self, Pickups},
+    pickup::Pickups,
+    relay::{self, Instance, Roster},
+    runtime_api::{spawn_tied, RuntimeApi},
 };
 
 /// How long an invocation may wait for an instance to take it (starting one, or for a busy one
 /// among the few the stack runs at once) before it fails: a bound on a hang, not Lambda's.
 pub const PICKUP_LIMIT: Duration = Duration::from_secs(60);
-
-/// The Lambda Runtime API emulator: `cargo lambda watch --only-lambda-apis`; it stops when
-/// dropped.
-pub struct RuntimeApi {
-    port: u16,
-    child: Child,
-}
-
-impl Drop for RuntimeApi {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl RuntimeApi {
-    /// Starts cargo-lambda's emulator from `workspace` (it reads the workspace's binaries) on a
-    /// free port of 127.0.0.1; its own output goes to `log`.
-    pub async fn start(workspace: &Path, log: &Path) -> Result<Self> {
-        let program = cargo_lambda(workspace)?;
-        let mut last_error = None;
-        for _ in 0..3 {
-            let port = free_port()?;
-            let output = std::fs::File::create(log)
-                .with_context(|| format!("creating {}", log.display()))?;
-            let mut command = Command::new(&program);
-            command
-                .args(["lambda", "watch", "--only-lambda-apis", "--invoke-address", "127.0.0.1"])
-                .args(["--invoke-port", &port.to_string()])
-                .current_dir(workspace)
-                .stdin(Stdio::null())
-                .stdout(output.try_clone()?)
-                .stderr(output);
-            let mut child = spawn_tied(command)?;
-            match wait_for_port(port, &mut child).await {
-                Ok(()) => return Ok(Self { port, child }),
-                Err(error) => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    last_error = Some(error);
-                }
-            }
-        }
-        let tail = std::fs::read_to_string(log).unwrap_or_default();
-        Err(last_error.expect("three attempts")).context(format!("cargo lambda watch: {tail}"))
-    }
-
-    /// `host:port` of the emulator.
-    pub fn address(&self) -> SocketAddr {
-        SocketAddr::from(([127, 0, 0, 1], self.port))
-    }
-}
-
-/// `cargo-lambda` from `.tools/venv` (where `make tools` pins it), else from the `PATH`.
-fn cargo_lambda(workspace: &Path) -> Result<PathBuf> {
-    let pinned = workspace.join(".tools/venv/bin/cargo-lambda");
-    if pinned.exists() {
-        return Ok(pinned);
-    }
-    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .map(|dir| dir.join("cargo-lambda"))
-        .find(|candidate| candidate.exists())
-        .context("cargo-lambda not found: run `make tools` (it pins it into .tools/venv)")
-}
-
-/// A free port of 127.0.0.1 (free when asked; the caller binds it soon after).
-pub fn free_port() -> Result<u16> {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
-    Ok(listener.local_addr()?.port())
-}
-
-async fn wait_for_port(port: u16, child: &mut Child) -> Result<()> {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Some(status) = child.try_wait()? {
-            bail!("exited with {status}");
-        }
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
-            return Ok(());
-        }
-        if tokio::time::Instant::now() > deadline {
-            bail!("nothing listens on port {port} after 30 s");
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
-/// Spawns `command` so that the child dies with the thread that started it (a worker thread
-/// of the stack's runtime, which lives as long as the stack).
-pub fn spawn_tied(mut command: Command) -> Result<Child> {
-    // SAFETY: prctl is async-signal-safe; it asks the kernel to kill the child when the
-    // thread that forked it ends (the runtime's worker thread, which lives as long as the
-    // stack).
-    unsafe {
-        command.pre_exec(|| {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-            Ok(())
-        });
-    }
-    command.spawn().context("starting a process")
-}
 
 /// How a function runs: its `bootstrap`, environment, limits.
 #[derive(Clone, Debug)]
@@ -191,6 +85,7 @@ pub struct Function {
     runtime: SocketAddr,
     relay: SocketAddr,
     pickups: Arc<Pickups>,
+    roster: Arc<Roster>,
     pool: Arc<Mutex<Pool>>,
     logs: Logs,
     client: Client<HttpConnector, Full<Bytes>>,
@@ -198,47 +93,34 @@ pub struct Function {
 
 #[derive(Default)]
 struct Pool {
-    instances: Vec<Instance>,
+    /// Instances whose process runs, retired ones finishing an invocation among them.
+    instances: Vec<Arc<Instance>>,
     in_flight: usize,
     started: u64,
+    /// How the last instance that was not retired ended.
     last_exit: Option<String>,
 }
 
-struct Instance {
-    alive: Arc<AtomicBool>,
-    pid: u32,
-}
-
-impl Instance {
-    /// Ends the process (Lambda does not wait for anything of an instance it recycles).
-    fn stop(&self) {
-        if self.alive.load(Ordering::SeqCst) {
-            // SAFETY: kill(2) on the pid of a child this stack started and has not reaped: the
-            // watcher thread reaps it only after it has exited.
-            unsafe {
-                libc::kill(self.pid as libc::pid_t, libc::SIGKILL);
-            }
-        }
-    }
-}
-
 impl Pool {
-    fn live(&self) -> usize {
-        self.instances.iter().filter(|i| i.alive.load(Ordering::SeqCst)).count()
+    fn serving(&self) -> usize {
+        self.instances.iter().filter(|i| i.is_serving()).count()
     }
 }
 
 impl Function {
-    /// A function served through the emulator at `runtime` (its instances reach it through a
+    /// A function served through the emulator `runtime` (its instances reach it through a
     /// relay of their own); its instances log into `logs`.
-    pub async fn start(config: FunctionConfig, runtime: SocketAddr, logs: Logs) -> Result<Self> {
-        let pickups = Arc::new(Pickups::default());
-        let relay = pickup::start(runtime, pickups.clone(), config.timeout).await?;
+    pub async fn start(config: FunctionConfig, runtime: &RuntimeApi, logs: Logs) -> Result<Self> {
+        let invocations = runtime.invocations(&config.binary)?;
+        let pickups = invocations.pickups.clone();
+        let roster = Arc::new(Roster::default());
+        let relay = relay::start(invocations, roster.clone(), config.timeout).await?;
         Ok(Self {
             config: Mutex::new(config),
-            runtime,
+            runtime: runtime.address(),
             relay,
             pickups,
+            roster,
             pool: Arc::default(),
             logs,
             client: Client::builder(TokioExecutor::new()).build_http(),
@@ -267,13 +149,14 @@ impl Function {
         self.recycle();
     }
 
-    /// Ends every instance; the next invocation starts a new one.
+    /// Retires every instance (one running an invocation finishes it first); the next
+    /// invocation starts a new one.
     pub fn recycle(&self) {
         let mut pool = lock(&self.pool);
         for instance in &pool.instances {
-            instance.stop();
+            instance.retire();
         }
-        pool.instances.clear();
+        pool.last_exit = None;
     }
 
     /// Invokes the function with `payload`, starting an instance when every running one is
@@ -282,15 +165,8 @@ impl Function {
         let config = self.config();
         {
             let mut pool = lock(&self.pool);
-            pool.instances.retain(|i| i.alive.load(Ordering::SeqCst));
             pool.in_flight += 1;
-            if pool.in_flight > pool.instances.len() && pool.instances.len() < config.max_instances
-            {
-                match self.start_instance(&config, &mut pool) {
-                    Ok(instance) => pool.instances.push(instance),
-                    Err(error) => pool.last_exit = Some(format!("{error:#}")),
-                }
-            }
+            self.scale(&config, &mut pool);
         }
         let answer = self.call(&config, payload).await;
         let mut pool = lock(&self.pool);
@@ -300,6 +176,19 @@ impl Function {
             self.recycle();
         }
         answer
+    }
+
+    /// Starts an instance when more invocations wait or run than instances serve (up to the
+    /// maximum), as Lambda scales.
+    fn scale(&self, config: &FunctionConfig, pool: &mut Pool) {
+        pool.instances.retain(|i| i.is_alive());
+        let serving = pool.serving();
+        if pool.in_flight > serving && serving < config.max_instances {
+            match self.start_instance(config, pool) {
+                Ok(instance) => pool.instances.push(instance),
+                Err(error) => pool.last_exit = Some(format!("{error:#}")),
+            }
+        }
     }
 
     async fn call(&self, config: &FunctionConfig, payload: Bytes) -> Result<Outcome, InvokeError> {
@@ -354,24 +243,34 @@ impl Function {
                     });
                 }
                 _ = tokio::time::sleep(Duration::from_millis(50)) => {
-                    let pool = lock(&self.pool);
-                    if pool.live() == 0 {
-                        let why = pool.last_exit.clone().unwrap_or_else(|| "no instance".into());
-                        return Err(InvokeError::Exited(why));
+                    // No instance runs: the one that took it ended. None serves while it waits:
+                    // the last one failed (an initialisation failure), or all were retired and
+                    // a new one takes it.
+                    let mut pool = lock(&self.pool);
+                    pool.instances.retain(|i| i.is_alive());
+                    if running && pool.instances.is_empty() {
+                        let why = pool.last_exit.clone();
+                        return Err(InvokeError::Exited(why.unwrap_or_else(|| "ended".into())));
+                    }
+                    if !running && pool.serving() == 0 {
+                        if let Some(why) = pool.last_exit.clone() {
+                            return Err(InvokeError::Exited(why));
+                        }
+                        self.scale(config, &mut pool);
                     }
                 }
             }
         }
     }
 
-    fn start_instance(&self, config: &FunctionConfig, pool: &mut Pool) -> Result<Instance> {
+    fn start_instance(&self, config: &FunctionConfig, pool: &mut Pool) -> Result<Arc<Instance>> {
         pool.started += 1;
         let number = pool.started;
         let mut command = Command::new(&config.bootstrap);
         command
             .env_clear()
             .envs(config.environment.iter().map(|(k, v)| (k, v)))
-            .env("AWS_LAMBDA_RUNTIME_API", format!("http://{}/.rt/{}", self.relay, config.binary))
+            .env("AWS_LAMBDA_RUNTIME_API", relay::instance_api(self.relay, number, &config.binary))
             .env(
                 "AWS_LAMBDA_LOG_STREAM_NAME",
                 format!("{}/[$LATEST]{:032x}", chrono::Utc::now().format("%Y/%m/%d"), number),
@@ -380,26 +279,33 @@ impl Function {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        // On the roster before it can ask the relay for anything.
+        let mut roster = lock(&self.roster);
         let mut child = spawn_tied(command)
             .with_context(|| format!("starting {}", config.bootstrap.display()))?;
+        let instance = Arc::new(Instance::new(child.id()));
+        roster.insert(number, instance.clone());
+        drop(roster);
         let label = format!("{}#{number}", config.binary);
         let readers = [
             child.stdout.take().map(|out| collect(out, self.logs.clone(), label.clone())),
             child.stderr.take().map(|err| collect(err, self.logs.clone(), label.clone())),
         ];
-        let alive = Arc::new(AtomicBool::new(true));
-        let pid = child.id();
-        let (watched, pool_of, logs) = (alive.clone(), self.pool.clone(), self.logs.clone());
+        let (watched, roster, pool_of, logs) =
+            (instance.clone(), self.roster.clone(), self.pool.clone(), self.logs.clone());
         std::thread::spawn(move || {
             let status = child.wait().map_or_else(|e| e.to_string(), |s| s.to_string());
             for reader in readers.into_iter().flatten() {
                 let _ = reader.join();
             }
-            let last = logs.last_line_of(&label).unwrap_or_default();
-            lock(&pool_of).last_exit = Some(format!("{label} {status}: {last}"));
-            watched.store(false, Ordering::SeqCst);
+            if watched.is_serving() {
+                let last = logs.last_line_of(&label).unwrap_or_default();
+                lock(&pool_of).last_exit = Some(format!("{label} {status}: {last}"));
+            }
+            watched.exited();
+            lock(&roster).remove(&number);
         });
-        Ok(Instance { alive, pid })
+        Ok(instance)
     }
 }
 

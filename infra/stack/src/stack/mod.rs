@@ -23,12 +23,13 @@ use crate::{
     clients::{Clients, Emulators},
     cors::Cors,
     front::{self, Front},
-    functions::{Function, FunctionConfig, InvokeError, Outcome, RuntimeApi},
+    functions::{Function, FunctionConfig, InvokeError, Outcome},
     iam::Policy,
     logs::Logs,
     provision::{self, Choices, Provisioned},
     proxy::{self, Upstreams},
     recorder::Recorder,
+    runtime_api::RuntimeApi,
     template::{intrinsics::Resolver, EventSpec, FunctionSpec, Parameters, Template},
 };
 
@@ -130,7 +131,7 @@ impl Stack {
                 Some(options.state_dir.join(format!("{}.log", spec.binary))),
                 options.echo,
             )?;
-            let function = Arc::new(Function::start(function, runtime.address(), logs).await?);
+            let function = Arc::new(Function::start(function, &runtime, logs).await?);
             policies.insert(spec.logical_id.clone(), Self::policy(&spec, &resolver)?);
             functions.push((spec, function, endpoint));
         }

@@ -1,14 +1,16 @@
 //! A function's `Timeout` runs from the moment an instance takes the invocation, as in Lambda:
 //! a slow initialisation does not time the invocation out, a slow handler does, and the
 //! deadline the instance is told is that moment plus the timeout. The instances here are a
-//! small Runtime API client in Python, so that their timings are exact.
+//! small Runtime API client in Python, so that their timings are exact. A recycled function
+//! (a deployment, a rotated secret) loses no invocation, waiting or running.
 
 use std::{os::unix::fs::PermissionsExt, path::Path, time::Duration};
 
 use axum::body::Bytes;
 use blog_stack::{
-    functions::{Function, FunctionConfig, InvokeError, Outcome, RuntimeApi},
+    functions::{Function, FunctionConfig, InvokeError, Outcome},
     logs::Logs,
+    runtime_api::RuntimeApi,
 };
 
 /// Sleeps `INIT_SECONDS`, then answers each invocation after `WORK_SECONDS` with the deadline
@@ -51,7 +53,7 @@ async fn function(
         timeout: Duration::from_secs(timeout),
         max_instances: 1,
     };
-    Function::start(config, runtime.address(), Logs::new(None, false).unwrap()).await.unwrap()
+    Function::start(config, runtime, Logs::new(None, false).unwrap()).await.unwrap()
 }
 
 fn answer(outcome: Result<Outcome, InvokeError>) -> serde_json::Value {
@@ -82,5 +84,46 @@ async fn the_timeout_runs_from_the_moment_an_instance_takes_the_invocation() {
     match slow_handler.invoke(Bytes::from_static(b"{}")).await {
         Err(InvokeError::TimedOut(timeout)) => assert_eq!(timeout, Duration::from_secs(1)),
         other => panic!("a timeout, not {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs cargo-lambda (make tools); make test runs it"]
+async fn an_invocation_made_as_the_instances_are_recycled_is_answered() {
+    // Recycled as its instance asks for its next invocation, at different moments after the
+    // last answer: the emulator must not hand the next invocation to the poll of an instance
+    // that has ended.
+    let dir = tempfile::tempdir().unwrap();
+    let runtime = RuntimeApi::start(&blog_stack::testing::workspace(), &dir.path().join("rt.log"))
+        .await
+        .unwrap();
+    let idle = function(dir.path(), &runtime, 0.0, 0.0, 5).await;
+    for round in 0..30u64 {
+        answer(idle.invoke(Bytes::from(format!("{{\"round\":{round}}}"))).await);
+        tokio::time::sleep(Duration::from_millis(round % 3 * 60)).await;
+        idle.recycle();
+    }
+    assert_eq!(idle.cold_starts(), 30);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs cargo-lambda (make tools); make test runs it"]
+async fn an_invocation_running_or_waiting_when_its_function_is_recycled_is_answered() {
+    // Half a second of work: recycled before, while and after an instance takes it, as a
+    // deployment recycles a function, the invocation is answered (a busy instance finishes it,
+    // as Lambda lets it; a waiting one goes to a new instance).
+    let dir = tempfile::tempdir().unwrap();
+    let runtime = RuntimeApi::start(&blog_stack::testing::workspace(), &dir.path().join("rt.log"))
+        .await
+        .unwrap();
+    let busy = std::sync::Arc::new(function(dir.path(), &runtime, 0.0, 0.5, 5).await);
+    for delay in [0, 10, 100, 300, 600] {
+        let running = tokio::spawn({
+            let busy = busy.clone();
+            async move { busy.invoke(Bytes::from(format!("{{\"delay\":{delay}}}"))).await }
+        });
+        tokio::time::sleep(Duration::from_millis(delay)).await;
+        busy.recycle();
+        answer(running.await.unwrap());
     }
 }
