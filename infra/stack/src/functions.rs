@@ -2,10 +2,11 @@
 //! process with the environment the template gives it, polling cargo-lambda's Lambda Runtime
 //! API emulator (`cargo lambda watch --only-lambda-apis`) for invocations. An instance starts
 //! on the first invocation that finds every running one busy (up to a maximum), as Lambda
-//! scales; an instance that exits is replaced on the next invocation; an invocation that timed
-//! out (or that no instance took) recycles the function's instances, as Lambda ends the one
-//! that timed out; a recycled instance that runs an invocation finishes it first. The timeout
-//! runs from the moment an instance takes the invocation (see [`crate::relay`]).
+//! scales; an instance that exits is replaced on the next invocation; the instance whose
+//! invocation timed out is ended, as Lambda ends it; an invocation that no instance took
+//! recycles the function's instances, and a recycled instance that runs an invocation finishes
+//! it first. The timeout runs from the moment an instance takes the invocation (see
+//! [`crate::relay`]).
 
 use std::{
     io::{BufRead, BufReader, Read},
@@ -171,7 +172,7 @@ impl Function {
         let answer = self.call(&config, payload).await;
         let mut pool = lock(&self.pool);
         pool.in_flight -= 1;
-        if matches!(answer, Err(InvokeError::TimedOut(_) | InvokeError::NotTaken(_))) {
+        if matches!(answer, Err(InvokeError::NotTaken(_))) {
             drop(pool);
             self.recycle();
         }
@@ -205,12 +206,13 @@ impl Function {
     }
 
     /// The answer to `request`: within [`PICKUP_LIMIT`] of now until an instance takes it
-    /// (`taken` resolves), then within the function's timeout.
+    /// (`taken` resolves with it), then within the function's timeout, after which that
+    /// instance is ended, as Lambda ends it.
     async fn await_answer(
         &self,
         config: &FunctionConfig,
         request: axum::http::Request<Full<Bytes>>,
-        taken: tokio::sync::oneshot::Receiver<()>,
+        taken: tokio::sync::oneshot::Receiver<Arc<Instance>>,
     ) -> Result<Outcome, InvokeError> {
         let response = async {
             let response = self.client.request(request).await.map_err(|e| e.to_string())?;
@@ -220,7 +222,7 @@ impl Function {
         };
         tokio::pin!(response, taken);
         let mut deadline = tokio::time::Instant::now() + PICKUP_LIMIT;
-        let mut running = false;
+        let mut runner: Option<Arc<Instance>> = None;
         loop {
             tokio::select! {
                 answer = &mut response => {
@@ -231,28 +233,30 @@ impl Function {
                         Outcome::Failed(body)
                     });
                 }
-                _ = &mut taken, if !running => {
-                    running = true;
+                Ok(instance) = &mut taken, if runner.is_none() => {
+                    runner = Some(instance);
                     deadline = tokio::time::Instant::now() + config.timeout;
                 }
                 _ = tokio::time::sleep_until(deadline) => {
-                    return Err(if running {
-                        InvokeError::TimedOut(config.timeout)
-                    } else {
-                        InvokeError::NotTaken(PICKUP_LIMIT)
+                    return Err(match runner {
+                        Some(instance) => {
+                            instance.end();
+                            InvokeError::TimedOut(config.timeout)
+                        }
+                        None => InvokeError::NotTaken(PICKUP_LIMIT),
                     });
                 }
                 _ = tokio::time::sleep(Duration::from_millis(50)) => {
-                    // No instance runs: the one that took it ended. None serves while it waits:
-                    // the last one failed (an initialisation failure), or all were retired and
-                    // a new one takes it.
+                    // The instance that took it ended; or none serves while it waits: the last
+                    // one failed (an initialisation failure), or all were retired and a new one
+                    // takes it.
                     let mut pool = lock(&self.pool);
                     pool.instances.retain(|i| i.is_alive());
-                    if running && pool.instances.is_empty() {
+                    if runner.as_ref().is_some_and(|instance| !instance.is_alive()) {
                         let why = pool.last_exit.clone();
                         return Err(InvokeError::Exited(why.unwrap_or_else(|| "ended".into())));
                     }
-                    if !running && pool.serving() == 0 {
+                    if runner.is_none() && pool.serving() == 0 {
                         if let Some(why) = pool.last_exit.clone() {
                             return Err(InvokeError::Exited(why));
                         }

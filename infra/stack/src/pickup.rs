@@ -8,9 +8,11 @@ use std::{
     sync::Mutex,
 };
 
+use std::sync::Arc;
+
 use tokio::sync::oneshot;
 
-use crate::lock;
+use crate::{lock, relay::Instance};
 
 /// The invocations no instance has taken yet, by the hash of their payload.
 #[derive(Default)]
@@ -21,8 +23,11 @@ pub struct Pickups {
 #[derive(Default)]
 struct Waiting {
     made: u64,
-    by_payload: HashMap<u64, VecDeque<(Ticket, oneshot::Sender<()>)>>,
+    by_payload: HashMap<u64, VecDeque<(Ticket, Taker)>>,
 }
+
+/// Where the instance that takes an invocation is told.
+type Taker = oneshot::Sender<Arc<Instance>>;
 
 /// One invocation among those waiting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,9 +43,9 @@ fn digest(payload: &[u8]) -> u64 {
 }
 
 impl Pickups {
-    /// Notes an invocation of `payload` about to be made: its ticket, and what resolves when an
-    /// instance takes it.
-    pub fn expect(&self, payload: &[u8]) -> (Ticket, oneshot::Receiver<()>) {
+    /// Notes an invocation of `payload` about to be made: its ticket, and what resolves with the
+    /// instance that takes it.
+    pub fn expect(&self, payload: &[u8]) -> (Ticket, oneshot::Receiver<Arc<Instance>>) {
         let mut waiting = lock(&self.waiting);
         waiting.made += 1;
         let ticket = Ticket { payload: digest(payload), number: waiting.made };
@@ -60,14 +65,14 @@ impl Pickups {
         }
     }
 
-    /// An instance received an invocation of `payload`: the oldest waiting one of that payload
-    /// is taken.
-    pub fn taken(&self, payload: &[u8]) {
+    /// `instance` received an invocation of `payload`: the oldest waiting one of that payload
+    /// is taken by it.
+    pub fn taken(&self, payload: &[u8], instance: &Arc<Instance>) {
         let mut waiting = lock(&self.waiting);
         let key = digest(payload);
         if let Some(queue) = waiting.by_payload.get_mut(&key) {
             if let Some((_, sender)) = queue.pop_front() {
-                let _ = sender.send(());
+                let _ = sender.send(instance.clone());
             }
             if queue.is_empty() {
                 waiting.by_payload.remove(&key);

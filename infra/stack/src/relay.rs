@@ -130,6 +130,12 @@ impl Instance {
         !matches!(*lock(&self.phase), Phase::Retiring | Phase::Retired)
     }
 
+    /// Ends it now, whatever it runs (Lambda ends an instance whose invocation timed out).
+    pub fn end(&self) {
+        *lock(&self.phase) = Phase::Retired;
+        self.kill();
+    }
+
     fn kill(&self) {
         if self.is_alive() {
             // SAFETY: kill(2) on the pid of a child the stack started and has not reaped: its
@@ -317,7 +323,7 @@ async fn pass(State(relay): State<Arc<Relay>>, request: Request) -> Response {
         };
         let deadline = chrono::Utc::now().timestamp_millis() as u128 + relay.timeout.as_millis();
         parts.headers.insert(DEADLINE_HEADER, HeaderValue::from(deadline as u64));
-        relay.invocations.pickups.taken(&payload);
+        relay.invocations.pickups.taken(&payload, &instance);
         return Response::from_parts(parts, payload.into());
     }
     let body = match body.collect().await {
