@@ -35,6 +35,7 @@ use crate::{
 #[into_params(parameter_in = Query, rename_all = "camelCase")]
 pub struct TreeQuery {
     /// `ARTICLE`.
+    #[param(required = true)]
     target_type: Option<String>,
     /// The article's id.
     #[param(value_type = u64, minimum = 1)]

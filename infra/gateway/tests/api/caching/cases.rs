@@ -84,30 +84,45 @@ async fn blog(api: &Api) -> Blog {
     Blog { id, category, tag, admin }
 }
 
-/// Every cached public read but the detail (whose reads count views, which change it): the
-/// JSON reads, the feeds and the sitemap. Kept by hand: a new public read goes here (one
-/// path of each kind of read, not every route: infra/stack's `cdn.rs` holds its list of every
-/// cached route to the operations documenting a 304).
+/// Every public read but the detail (whose reads count views, which change it), from the API
+/// description (each GET that documents its 304): its path with the blog's article, category
+/// (`cached`), tag (`fresh`) and sitemap file (`pages.xml`) in the parameters, the required
+/// query parameters set; and a page of two lists.
 fn reads(id: &str) -> Vec<String> {
-    vec![
-        "/api/v1/articles".into(),
-        "/api/v1/articles?page=1&size=5".into(),
-        format!("/api/v1/articles/{id}/related"),
-        "/api/v1/categories".into(),
-        "/api/v1/categories/tree".into(),
-        "/api/v1/categories/slug/cached".into(),
-        "/api/v1/tags".into(),
-        "/api/v1/tags/hot".into(),
-        "/api/v1/tags/slug/fresh".into(),
-        "/api/v1/tags/slug/fresh/articles".into(),
-        "/api/v1/categories/slug/cached/articles?page=1&size=5".into(),
-        format!("/api/v1/comments/tree?targetType=ARTICLE&targetId={id}"),
-        "/api/v1/feeds/rss.xml".into(),
-        "/api/v1/feeds/atom.xml".into(),
-        "/api/v1/feeds/categories/cached/rss.xml".into(),
-        "/api/v1/feeds/tags/fresh/atom.xml".into(),
-        "/api/v1/sitemap.xml".into(),
-    ]
+    let document = serde_json::to_value(blog_api::openapi::document()).expect("JSON");
+    let mut reads: Vec<String> = document["paths"]
+        .as_object()
+        .expect("paths")
+        .iter()
+        .filter(|(path, item)| {
+            item["get"]["responses"].get("304").is_some() && *path != "/api/v1/articles/{id}"
+        })
+        .map(|(path, item)| {
+            let slug = if path.contains("/categories/") { "cached" } else { "fresh" };
+            let concrete =
+                path.replace("{id}", id).replace("{slug}", slug).replace("{file}", "pages.xml");
+            assert!(!concrete.contains('{'), "a parameter of {path} to fill in");
+            let required: Vec<String> = item["get"]["parameters"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|p| p["in"] == "query" && p["required"] == json!(true))
+                .map(|p| match p["name"].as_str().expect("a name") {
+                    "targetType" => "targetType=ARTICLE".to_string(),
+                    "targetId" => format!("targetId={id}"),
+                    other => panic!("a value for the query parameter {other} of {path}"),
+                })
+                .collect();
+            match required.is_empty() {
+                true => concrete,
+                false => format!("{concrete}?{}", required.join("&")),
+            }
+        })
+        .collect();
+    assert!(reads.iter().any(|path| path == "/api/v1/articles"), "no public read in {reads:?}");
+    reads.push("/api/v1/articles?page=1&size=5".into());
+    reads.push("/api/v1/categories/slug/cached/articles?page=1&size=5".into());
+    reads
 }
 
 /// Reads the detail, then revalidates it until a 304 (a scheduled sweep between the two reads

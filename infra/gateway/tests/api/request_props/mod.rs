@@ -16,11 +16,11 @@ use proptest::{
 use serde_json::{json, Value};
 
 use crate::support::Api;
-use routes::{Caller::*, Endpoint, Family, Family::*, BODY_ROUTES, PATH_ROUTES, QUERY_ROUTES};
+use routes::{routes, Caller::*, Endpoint, Family, Family::*};
 use strategies::{body, content_type, encode, query, raw_value};
 
-/// The API with data to point at: accounts, a published article with a category and a tag, a
-/// pending file.
+/// The API with data to point at: accounts, a published article with a category and a tag
+/// (both of slug `fuzzed`) and a comment, a pending file.
 struct Fixture {
     api: Api,
     admin: String,
@@ -29,6 +29,7 @@ struct Fixture {
     article: String,
     category: String,
     tag: String,
+    comment: String,
     file: String,
 }
 
@@ -53,8 +54,9 @@ impl Fixture {
         let body = json!({"fileName": "a.png", "fileSize": 10, "fileType": "image/png"});
         let reply = api.call("POST", "/api/v1/files/presigned", Some(&user), Some(body)).await;
         let file = reply.body["data"]["fileId"].as_str().unwrap().to_string();
+        let comment = crate::comments::cases::posted(&api, &user, &article, None, "Fuzzed").await;
         let (category, tag) = (ids[0].clone(), ids[1].clone());
-        Fixture { api, admin, user, victim, article, category, tag, file }
+        Fixture { api, admin, user, victim, article, category, tag, comment, file }
     }
 
     /// On the stack: every AWS call the functions made is granted (see `support::stack`).
@@ -64,16 +66,21 @@ impl Fixture {
         }
     }
 
-    /// The route's path with the fixture id of its area.
+    /// The route's path with the fixture value of its first parameter.
     fn path(&self, route: &Endpoint) -> String {
-        let id = match route.path {
-            p if p.starts_with("/api/v1/users") => &self.victim,
-            p if p.contains("categories") => &self.category,
-            p if p.contains("tags") => &self.tag,
-            p if p.contains("files") => &self.file,
-            _ => &self.article,
+        let template = route.template.as_str();
+        let value = match route.parameter.as_deref() {
+            None => return route.path(),
+            Some("slug") => "fuzzed",
+            Some("file") => "pages.xml",
+            Some(_) if template.starts_with("/api/v1/users") => &self.victim,
+            Some(_) if template.contains("/comments/") => &self.comment,
+            Some(_) if template.contains("categories") => &self.category,
+            Some(_) if template.contains("tags") => &self.tag,
+            Some(_) if template.contains("files") => &self.file,
+            Some(_) => &self.article,
         };
-        route.path.replace("{id}", id)
+        route.path().replace("{id}", value)
     }
 
     async fn send(
@@ -98,7 +105,7 @@ impl Fixture {
         if let Some(content_type) = content_type {
             headers.push(("content-type", content_type.to_string()));
         }
-        let (status, bytes) = self.api.send_bytes(route.method, uri, &headers, body).await;
+        let (status, bytes) = self.api.send_bytes(&route.method, uri, &headers, body).await;
         let text = String::from_utf8_lossy(&bytes);
         if status == 200 && text.starts_with("<?xml") {
             // A feed or the sitemap, which answer XML documents (a fuzzed `..` segment can
@@ -127,7 +134,7 @@ impl Fixture {
         }
         let uri = self.path(route);
         let (status, bytes) =
-            self.api.send_bytes(route.method, &uri, &headers, body.to_string().into_bytes()).await;
+            self.api.send_bytes(&route.method, &uri, &headers, body.to_string().into_bytes()).await;
         (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
     }
 }
@@ -150,6 +157,11 @@ fn envelope(family: Family, status: u16, body: &Value) -> Result<(), String> {
                 && (ok || body["errorCode"].as_str().is_some_and(|c| !c.is_empty()))
         }
         Taxonomy => *code == json!(status.to_string()),
+        Comments => {
+            *code == json!(status)
+                && body["timestamp"].is_string()
+                && (ok || body["errorCode"].as_str().is_some_and(|c| !c.is_empty()))
+        }
         Files => {
             body["timestamp"].is_i64()
                 && if ok { *code == json!(0) } else { code.as_u64().is_some_and(|c| c >= 10001) }
@@ -176,10 +188,11 @@ fn runner(cases: u32) -> TestRunner {
 fn any_json_body(api: fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = Api>>>) {
     let rt = runtime();
     let fixture = rt.block_on(async { Fixture::new(api().await).await });
-    let cases = (0..BODY_ROUTES.len())
-        .prop_flat_map(|i| (Just(i), body(BODY_ROUTES[i].names), content_type()));
+    let routes = &routes().body;
+    let cases =
+        (0..routes.len()).prop_flat_map(|i| (Just(i), body(&routes[i].fields), content_type()));
     let result = runner(600).run(&cases, |(i, body, content_type)| {
-        let route = &BODY_ROUTES[i];
+        let route = &routes[i];
         rt.block_on(fixture.send(route, &fixture.path(route), content_type, body))
     });
     if let Err(failure) = result {
@@ -194,9 +207,10 @@ fn any_json_body(api: fn() -> std::pin::Pin<Box<dyn std::future::Future<Output =
 fn any_query_string(api: fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = Api>>>) {
     let rt = runtime();
     let fixture = rt.block_on(async { Fixture::new(api().await).await });
-    let cases = (0..QUERY_ROUTES.len()).prop_flat_map(|i| (Just(i), query(QUERY_ROUTES[i].names)));
+    let routes = &routes().query;
+    let cases = (0..routes.len()).prop_flat_map(|i| (Just(i), query(&routes[i].query)));
     let result = runner(500).run(&cases, |(i, query)| {
-        let route = &QUERY_ROUTES[i];
+        let route = &routes[i];
         let uri = format!("{}?{query}", fixture.path(route));
         rt.block_on(fixture.send(route, &uri, None, Vec::new()))
     });
@@ -210,9 +224,10 @@ fn any_query_string(api: fn() -> std::pin::Pin<Box<dyn std::future::Future<Outpu
 fn any_path_segment(api: fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = Api>>>) {
     let rt = runtime();
     let fixture = rt.block_on(async { Fixture::new(api().await).await });
-    let cases = (0..PATH_ROUTES.len(), raw_value(), any::<bool>());
+    let routes = &routes().path;
+    let cases = (0..routes.len(), raw_value(), any::<bool>());
     let result = runner(500).run(&cases, |(i, segment, encoded)| {
-        let route = &PATH_ROUTES[i];
+        let route = &routes[i];
         // Raw segments only when they are valid in a URI as they stand.
         let segment = match String::from_utf8(segment) {
             Ok(text)
@@ -231,7 +246,7 @@ fn any_path_segment(api: fn() -> std::pin::Pin<Box<dyn std::future::Future<Outpu
         if dots == "." || dots == ".." {
             return Ok(());
         }
-        let uri = route.path.replace("{id}", &segment);
+        let uri = route.path().replace("{id}", &segment);
         rt.block_on(fixture.send(route, &uri, None, Vec::new()))
     });
     if let Err(failure) = result {

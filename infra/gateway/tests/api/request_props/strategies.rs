@@ -52,14 +52,13 @@ pub fn json_value() -> impl Strategy<Value = Value> {
 }
 
 /// A JSON object with some of `fields`, each holding any value.
-pub fn shaped(fields: &'static [&'static str]) -> impl Strategy<Value = Value> {
-    prop::collection::vec((select(fields), json_value()), 0..8).prop_map(|pairs| {
-        Value::Object(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect::<Map<_, _>>())
-    })
+pub fn shaped(fields: &'static [String]) -> impl Strategy<Value = Value> {
+    prop::collection::vec((select(fields), json_value()), 0..8)
+        .prop_map(|pairs| Value::Object(pairs.into_iter().collect::<Map<_, _>>()))
 }
 
 /// Request bodies: shaped objects, any JSON, cut-off JSON, any bytes.
-pub fn body(fields: &'static [&'static str]) -> impl Strategy<Value = Vec<u8>> {
+pub fn body(fields: &'static [String]) -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![
         4 => shaped(fields).prop_map(|v| v.to_string().into_bytes()),
         2 => json_value().prop_map(|v| v.to_string().into_bytes()),
@@ -130,8 +129,12 @@ pub fn raw_value() -> impl Strategy<Value = Vec<u8>> {
 
 /// Query strings: known and unknown parameters, repeated ones, and raw junk that is still a
 /// valid URI.
-pub fn query(names: &'static [&'static str]) -> impl Strategy<Value = String> {
-    let name = prop_oneof![select(names).prop_map(|n| n.as_bytes().to_vec()), raw_value()];
+pub fn query(names: &'static [String]) -> impl Strategy<Value = String> {
+    let known = match names.is_empty() {
+        true => raw_value().boxed(),
+        false => select(names).prop_map(String::into_bytes).boxed(),
+    };
+    let name = prop_oneof![known, raw_value()];
     let pairs = prop::collection::vec((name, raw_value()), 0..5).prop_map(|pairs| {
         pairs
             .iter()
