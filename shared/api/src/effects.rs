@@ -5,18 +5,22 @@
 //! its areas need ([`crate::api::Function::effects`]), so its binary links only the features
 //! it serves.
 
+#[cfg(feature = "articles")]
 use async_trait::async_trait;
 
+#[cfg(feature = "comments")]
+use crate::articles::{AuthorEffects, AuthorRename, WhenAnAuthorIsRenamed};
+use crate::context::AppContext;
+#[cfg(feature = "articles")]
 use crate::{
-    articles::{self, AuthorEffects, AuthorRename, WhenAnAuthorIsRenamed},
-    comments,
-    context::AppContext,
+    articles,
     ports::table::Table,
     taxonomy::{TagLabel, TaxonomyEffects, WhenTaxonomyChanges},
 };
 
 /// `ctx` with every cross-feature effect: the articles follow their categories and tags, the
 /// comments follow their authors' renames.
+#[cfg(feature = "all-areas")]
 pub fn wire(ctx: AppContext) -> AppContext {
     authors(taxonomy(ctx))
 }
@@ -27,11 +31,13 @@ pub fn none(ctx: AppContext) -> AppContext {
 }
 
 /// `ctx` with the effects of taxonomy changes (the categories and tags areas).
+#[cfg(feature = "articles")]
 pub fn taxonomy(ctx: AppContext) -> AppContext {
     ctx.with_effect(TaxonomyEffects::new(ArticlesShowTheirCategoryAndTags))
 }
 
 /// `ctx` with the effects of an author's rename (the worker).
+#[cfg(feature = "comments")]
 pub fn authors(ctx: AppContext) -> AppContext {
     ctx.with_effect(AuthorEffects::new(CommentsShowTheirAuthorsNewName))
 }
@@ -39,8 +45,10 @@ pub fn authors(ctx: AppContext) -> AppContext {
 /// When a category is renamed, or a tag renamed, re-slugged or recoloured, the denormalised
 /// names in its articles are rewritten; when a tag is deleted, it is first removed from every
 /// article carrying it (each article in its own transaction, its version raised).
+#[cfg(feature = "articles")]
 struct ArticlesShowTheirCategoryAndTags;
 
+#[cfg(feature = "articles")]
 #[async_trait]
 impl WhenTaxonomyChanges for ArticlesShowTheirCategoryAndTags {
     async fn category_renamed(
@@ -63,11 +71,13 @@ impl WhenTaxonomyChanges for ArticlesShowTheirCategoryAndTags {
 
 /// When an author changes their nickname or avatar, their comments and the replies to them
 /// show the new ones (after the articles' heads, in the worker).
+#[cfg(feature = "comments")]
 struct CommentsShowTheirAuthorsNewName;
 
+#[cfg(feature = "comments")]
 #[async_trait]
 impl WhenAnAuthorIsRenamed for CommentsShowTheirAuthorsNewName {
     async fn author_renamed(&self, table: &dyn Table, rename: &AuthorRename) -> anyhow::Result<()> {
-        comments::show_renamed_author(table, rename).await
+        crate::comments::show_renamed_author(table, rename).await
     }
 }

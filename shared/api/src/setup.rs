@@ -5,8 +5,9 @@ use std::{path::Path, sync::Arc};
 
 use anyhow::{bail, Context};
 
+#[cfg(feature = "auth")]
+use crate::auth::bootstrap::{ensure_admin, Outcome};
 use crate::{
-    auth::bootstrap::{ensure_admin, Outcome},
     config::{Config, SecretSource, StoreKind, TrustStore},
     context::AppContext,
     ports::{blobs::Blobs, table::Table},
@@ -112,7 +113,8 @@ fn generated_secret(path: &Path) -> anyhow::Result<Vec<u8>> {
 
 pub use crate::area::Needs;
 
-/// Builds the context: table adapter and JWT keys.
+/// Builds the local gateway's context: table adapter, JWT keys and every cross-feature effect.
+#[cfg(feature = "all-areas")]
 pub async fn context(mut config: Config) -> anyhow::Result<AppContext> {
     resolve_config_secrets(&mut config, true).await?;
     let table = open_table(&config).await?;
@@ -188,6 +190,7 @@ pub async fn embedder(
 /// The local gateway's services around a context: the in-process event queue, the embedder,
 /// the views kept in memory ([`local_tally`]) and the worker loop that consumes the queue
 /// (to be spawned).
+#[cfg(feature = "all-areas")]
 pub async fn local_worker(
     ctx: AppContext,
 ) -> anyhow::Result<(AppContext, impl std::future::Future<Output = ()> + Send + 'static)> {
@@ -288,6 +291,7 @@ pub async fn event_queue(
 /// Creates the configured administrator when no account with that user name exists. The
 /// password (possibly a Secrets Manager call) is only fetched when the account must be created:
 /// once it exists, a cold start costs one read.
+#[cfg(feature = "auth")]
 pub async fn bootstrap_admin(ctx: &AppContext) -> anyhow::Result<Option<Outcome>> {
     let Some(admin) = ctx.config.admin.clone() else {
         return Ok(None);

@@ -174,12 +174,20 @@ pub struct Area {
     pub needs: Needs,
     api: fn() -> OpenApi,
     router: fn(&AppContext) -> anyhow::Result<Router>,
+    endpoints: fn() -> &'static str,
 }
 
 impl Area {
     /// The area served by the endpoints `E`.
     pub const fn of<E: Endpoints>(name: &'static str, summary: &'static str, needs: Needs) -> Area {
-        Area { name, summary, needs, api: api_of::<E>, router: router_of::<E> }
+        let endpoints = std::any::type_name::<E>;
+        Area { name, summary, needs, api: api_of::<E>, router: router_of::<E>, endpoints }
+    }
+
+    /// The crate that declares it (`blog_comments`), where its handlers live.
+    pub fn crate_name(&self) -> &'static str {
+        let endpoints = (self.endpoints)();
+        endpoints.split_once("::").map_or(endpoints, |(krate, _)| krate)
     }
 
     /// Its operations, at their full paths.

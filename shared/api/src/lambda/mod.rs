@@ -1,21 +1,21 @@
 //! The Lambda side: one function serves one area's router through lambda_http.
 
+#[cfg(feature = "auth")]
 mod admin;
 
 use axum::Router;
 
+#[cfg(feature = "auth")]
 pub use admin::AdminBootstrap;
 
 /// Error type of a function's `main`.
 pub use lambda_http::Error as LambdaError;
 
+use crate::{api::Function, area::Needs, config::Config, context::AppContext, setup};
+#[cfg(feature = "articles")]
 use crate::{
-    api::Function,
-    area::{AreaState, Needs},
+    area::AreaState,
     articles::{Embedding, Publishing},
-    config::Config,
-    context::AppContext,
-    setup,
 };
 
 /// Runs the HTTP function `function`: configuration, adapters and clients are built once per
@@ -27,9 +27,11 @@ use crate::{
 pub async fn run(function: &Function) -> Result<(), LambdaError> {
     let needs = function.needs();
     let ctx = cold_start(function.name, needs).await?;
+    #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
     let mut router = function
         .router(&ctx)
         .map_err(|error| InitError(format!("{} cannot start: {error:#}", function.name)))?;
+    #[cfg(feature = "auth")]
     if needs.tokens && ctx.config.admin.is_some() {
         let bootstrap = AdminBootstrap::new(ctx.clone())?;
         if ctx.config.initialized_ahead {
@@ -47,6 +49,7 @@ pub fn service(function: &Function, ctx: AppContext) -> anyhow::Result<Router> {
 
 /// Runs the worker function: SQS batches of ArticlePublishedEvent, partial batch failures
 /// reported back.
+#[cfg(feature = "comments")]
 pub async fn run_worker() -> Result<(), LambdaError> {
     run_events(
         "worker",
@@ -59,6 +62,7 @@ pub async fn run_worker() -> Result<(), LambdaError> {
 
 /// Runs the outbox-sweep function: on each scheduled event, re-sends the ArticlePublishedEvent
 /// whose send failed after their publish committed.
+#[cfg(feature = "articles")]
 pub async fn run_outbox_sweep() -> Result<(), LambdaError> {
     run_events(
         "outbox-sweep",
@@ -72,6 +76,7 @@ pub async fn run_outbox_sweep() -> Result<(), LambdaError> {
 /// Runs a function of JSON events (not HTTP) as `name`: its state (the context with the port
 /// it cannot work without and the cross-feature `effects` it takes) is built once per cold
 /// start, then every event's payload goes to `invocation`.
+#[cfg(feature = "articles")]
 async fn run_events<S, F, Answer>(
     name: &str,
     needs: Needs,
@@ -124,6 +129,7 @@ impl std::fmt::Display for InitError {
 impl std::error::Error for InitError {}
 
 /// One invocation of the worker: an SQS event of ArticlePublishedEvent messages.
+#[cfg(feature = "articles")]
 pub async fn worker_invocation(
     ctx: &Embedding,
     payload: serde_json::Value,
@@ -139,6 +145,7 @@ pub async fn worker_invocation(
 /// sitemap's rebuild runs (until it is done), and the drafts scheduled within the sweep's period
 /// are published, each at its time (the run waits for them); answers
 /// `{"delivered": n, "views": m, "sitemapPages": r, "published": p}`.
+#[cfg(feature = "articles")]
 pub async fn outbox_sweep_invocation(
     ctx: &Publishing,
     _scheduled_event: serde_json::Value,
@@ -162,6 +169,7 @@ pub async fn outbox_sweep_invocation(
     }))
 }
 
+#[cfg(feature = "articles")]
 async fn handle_worker_event(
     ctx: &Embedding,
     payload: serde_json::Value,
