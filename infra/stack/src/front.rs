@@ -140,7 +140,12 @@ async fn answer(front: &Front, peer: SocketAddr, request: Request) -> Response {
     let answer = match outcome {
         Ok(Outcome::Answered(payload)) => payload::answer(&payload),
         Ok(Outcome::Failed(error)) => {
-            tracing::warn!(function = %function.config().binary, error = %String::from_utf8_lossy(&error), "the function failed");
+            let error = String::from_utf8_lossy(&error);
+            eprintln!(
+                "[front] {} {raw_path}: {} failed: {error}",
+                parts.method,
+                function.config().binary
+            );
             return api_gateway_error(StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error");
         }
         Err(error) => {
