@@ -56,6 +56,11 @@ async fn function(
     Function::start(config, runtime, Logs::new(None, false).unwrap()).await.unwrap()
 }
 
+/// cargo-lambda's Runtime API emulator, logging into `dir`.
+async fn emulator(dir: &Path) -> RuntimeApi {
+    RuntimeApi::start(&blog_stack::testing::workspace(), &dir.join("rt.log")).await.unwrap()
+}
+
 fn answer(outcome: Result<Outcome, InvokeError>) -> serde_json::Value {
     match outcome {
         Ok(Outcome::Answered(body)) => serde_json::from_slice(&body).unwrap(),
@@ -67,9 +72,7 @@ fn answer(outcome: Result<Outcome, InvokeError>) -> serde_json::Value {
 #[ignore = "needs cargo-lambda (make tools); make test runs it"]
 async fn the_timeout_runs_from_the_moment_an_instance_takes_the_invocation() {
     let dir = tempfile::tempdir().unwrap();
-    let runtime = RuntimeApi::start(&blog_stack::testing::workspace(), &dir.path().join("rt.log"))
-        .await
-        .unwrap();
+    let runtime = emulator(dir.path()).await;
 
     // Four seconds of initialisation, a two-second timeout: the invocation is answered.
     let slow_start = function(dir.path(), &runtime, 4.0, 0.0, 2).await;
@@ -94,9 +97,7 @@ async fn an_invocation_made_as_the_instances_are_recycled_is_answered() {
     // last answer: the emulator must not hand the next invocation to the poll of an instance
     // that has ended.
     let dir = tempfile::tempdir().unwrap();
-    let runtime = RuntimeApi::start(&blog_stack::testing::workspace(), &dir.path().join("rt.log"))
-        .await
-        .unwrap();
+    let runtime = emulator(dir.path()).await;
     let idle = function(dir.path(), &runtime, 0.0, 0.0, 5).await;
     for round in 0..30u64 {
         answer(idle.invoke(Bytes::from(format!("{{\"round\":{round}}}"))).await);
@@ -113,9 +114,7 @@ async fn an_invocation_running_or_waiting_when_its_function_is_recycled_is_answe
     // deployment recycles a function, the invocation is answered (a busy instance finishes it,
     // as Lambda lets it; a waiting one goes to a new instance).
     let dir = tempfile::tempdir().unwrap();
-    let runtime = RuntimeApi::start(&blog_stack::testing::workspace(), &dir.path().join("rt.log"))
-        .await
-        .unwrap();
+    let runtime = emulator(dir.path()).await;
     let busy = std::sync::Arc::new(function(dir.path(), &runtime, 0.0, 0.5, 5).await);
     for delay in [0, 10, 100, 300, 600] {
         let running = tokio::spawn({
