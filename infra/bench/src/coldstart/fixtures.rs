@@ -11,7 +11,7 @@ use serde_json::json;
 
 use crate::{
     corpus::Corpus,
-    harness::{id_of, Harness},
+    harness::Harness,
     seed::{self, Seeder},
 };
 
@@ -59,7 +59,9 @@ impl Fixtures {
         ]);
         // The harness has no object storage: only events that name a file need one.
         if let Ok(reply) = file {
-            values.insert("FILE_ID", id_of(&reply)?.to_string());
+            let id = reply["data"]["fileId"].as_str();
+            let id = id.with_context(|| format!("no fileId in answer {reply}"))?;
+            values.insert("FILE_ID", id.to_string());
         }
         Ok(Self { table_name: table_name.to_string(), queue_url, values })
     }
