@@ -286,15 +286,29 @@ pub const MAX_BODY_BYTES: usize = 390_000;
 pub const MAX_PUBLIC_DEPTH: u64 = 1_000;
 
 impl Listing {
-    /// Refuses a public page beyond [`MAX_PUBLIC_DEPTH`] (400 PARAM_ERROR naming the field).
+    /// Refuses a public page beyond [`MAX_PUBLIC_DEPTH`] (400 PARAM_ERROR naming the field and
+    /// the filters that narrow the list).
     pub fn within_public_depth(self) -> Result<Self, ArticleError> {
+        self.within_depth_narrowed_by("categoryId, tagId or keyword")
+    }
+
+    /// [`Listing::within_public_depth`] on the articles of the tag or category the path names:
+    /// the advice names only the filters that endpoint takes.
+    pub fn within_depth_of(self, named: PathFilter) -> Result<Self, ArticleError> {
+        self.within_depth_narrowed_by(match named {
+            PathFilter::Tag => "categoryId or keyword",
+            PathFilter::Category => "tagId or keyword",
+        })
+    }
+
+    fn within_depth_narrowed_by(self, filters: &str) -> Result<Self, ArticleError> {
         if self.page.saturating_mul(self.size) <= MAX_PUBLIC_DEPTH {
             return Ok(self);
         }
         let field = if self.current { "current" } else { "page" };
         Err(invalid(format!(
             "{field} × size must be at most {MAX_PUBLIC_DEPTH} (here {} × {}): narrow the list \
-             with categoryId, tagId or keyword",
+             with {filters}",
             self.page, self.size
         )))
     }

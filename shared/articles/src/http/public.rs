@@ -125,7 +125,7 @@ async fn page_by_slug(
     slug: Result<Path<String>, PathRejection>,
     query: ListQuery,
 ) -> Result<ArticleOk<Page<ListItem>>, ArticleError> {
-    let listing = query.validate()?.within_public_depth()?.without(named)?;
+    let listing = query.validate()?.without(named)?.within_depth_of(named)?;
     // A segment that does not decode to UTF-8 names no slug either.
     let slug = slug.map(|Path(slug)| slug).unwrap_or_default();
     let table = ctx.table.as_ref();

@@ -178,14 +178,19 @@ pub async fn the_pages_by_slug_take_the_lists_parameters_and_refuse_the_paths_fi
         assert!(message.contains(field), "{path}: {message}");
         assert_eq!(calls.total(), 0, "{path}: refused without reading: {calls:?}");
     }
-    // The list's depth bound, named as the list names it.
+    // The list's depth bound, named as the list names it; the advice names only the filters
+    // the endpoint takes (the path's own one would be refused).
     for (query, field) in [("page=11&size=100", "page"), ("current=101&size=10", "current")] {
-        for path in [tag, category] {
+        for (path, refused) in [(tag, "tagId"), (category, "categoryId")] {
             let path = format!("{path}?{query}");
             let (reply, calls) = api.calls_of(api.call("GET", &path, None, None)).await;
             assert_error(&reply, 400, "PARAM_ERROR");
             let message = reply.body["message"].as_str().unwrap();
             assert!(message.starts_with(&format!("{field} × size")), "{path}: {message}");
+            assert!(
+                message.ends_with("keyword") && !message.contains(refused),
+                "{path}: {message}"
+            );
             assert_eq!(calls.total(), 0, "{path}: {calls:?}");
         }
     }
