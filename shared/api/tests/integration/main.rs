@@ -4,6 +4,7 @@
 //! `AWS_*` variables for it, `admin_bootstrap` and `secrets_moto`, are binaries of their own.
 
 mod aws_tls;
+mod blobs_objects;
 mod blobs_s3;
 mod content_props;
 mod content_xss;

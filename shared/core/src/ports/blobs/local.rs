@@ -20,7 +20,10 @@ use axum::Router;
 use md5::{Digest, Md5};
 
 use self::signature::{Bound, Signer};
-use super::{Blobs, ListedObject, ObjectInfo, PresignedUpload, Served, UploadSpec};
+use super::{
+    Blobs, Fetched, ListedObject, ObjectInfo, PresignedUpload, Put, PutCondition, Served,
+    UploadSpec,
+};
 use crate::ports::table::now_epoch_seconds;
 
 /// Path under which the gateway serves the store's signed URLs.
@@ -42,6 +45,8 @@ struct Inner {
     root: PathBuf,
     base_url: String,
     signer: Signer,
+    /// Held from a conditional write's check to its rename (one process serves the store).
+    conditional_writes: tokio::sync::Mutex<()>,
 }
 
 impl LocalBlobs {
@@ -59,7 +64,9 @@ impl LocalBlobs {
                 .with_context(|| format!("creating {}", path.display()))?;
         }
         let base_url = base_url.trim_end_matches('/').to_string();
-        Ok(Self { inner: Arc::new(Inner { root, base_url, signer: Signer::new(signing_key) }) })
+        let signer = Signer::new(signing_key);
+        let conditional_writes = tokio::sync::Mutex::new(());
+        Ok(Self { inner: Arc::new(Inner { root, base_url, signer, conditional_writes }) })
     }
 
     /// The routes serving the signed URLs (PUT and GET under [`ROUTE_PREFIX`]), with a CORS
@@ -251,6 +258,44 @@ impl Blobs for LocalBlobs {
         .await;
         remove_if_present(&held).await?;
         outcome
+    }
+
+    async fn get(&self, key: &str, if_none_match: Option<&str>) -> anyhow::Result<Fetched> {
+        let path = self.object_path(key).context("invalid object key")?;
+        Ok(match read_if_present(&path).await? {
+            None => Fetched::Missing,
+            Some(bytes) => {
+                let etag = md5_hex(&bytes);
+                if if_none_match.is_some_and(|wanted| wanted.eq_ignore_ascii_case(&etag)) {
+                    Fetched::Unchanged
+                } else {
+                    Fetched::Found { bytes, etag }
+                }
+            }
+        })
+    }
+
+    async fn put(
+        &self,
+        key: &str,
+        bytes: Vec<u8>,
+        content_type: &str,
+        condition: PutCondition,
+    ) -> anyhow::Result<Put> {
+        let path = self.object_path(key).context("invalid object key")?;
+        let _writing = self.inner.conditional_writes.lock().await;
+        let current = read_if_present(&path).await?.map(|bytes| md5_hex(&bytes));
+        let holds = match (&condition, &current) {
+            (PutCondition::Absent, current) => current.is_none(),
+            (PutCondition::Matches(wanted), Some(etag)) => wanted.eq_ignore_ascii_case(etag),
+            (PutCondition::Matches(_), None) => false,
+        };
+        if !holds {
+            return Ok(Put::ConditionFailed);
+        }
+        let etag = md5_hex(&bytes);
+        self.store(key, content_type, &bytes).await?;
+        Ok(Put::Stored { etag })
     }
 
     async fn list(&self, prefix: &str) -> anyhow::Result<Vec<ListedObject>> {

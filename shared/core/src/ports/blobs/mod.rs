@@ -1,7 +1,9 @@
 //! The blobs port: object storage reached by clients through pre-signed URLs. The service never
 //! carries file bytes itself; it signs a PUT that binds key, content type and length, signs
 //! time-limited GETs, describes stored objects (size and entity tag), copies an object on
-//! condition that it is still the one described, lists and deletes objects. Two adapters:
+//! condition that it is still the one described, lists and deletes objects. It also reads and
+//! writes small objects of the service's own whole, on conditions of their entity tags (S3's
+//! conditional requests), so that two writers never lose each other's update. Two adapters:
 //! [`local::LocalBlobs`] (files under the data dir, signed URLs served by the local gateway) and
 //! `s3::S3Blobs` (aws-sdk-s3 native presigning).
 
@@ -75,7 +77,44 @@ pub struct ListedObject {
     pub modified: SystemTime,
 }
 
-/// Object storage as the files feature needs it.
+/// An object read with [`Blobs::get`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fetched {
+    /// There is no such object.
+    Missing,
+    /// The object still has the entity tag the read named (S3: 304 Not Modified).
+    Unchanged,
+    /// The object's bytes and entity tag (without quotes).
+    Found {
+        /// Its bytes.
+        bytes: Vec<u8>,
+        /// Its entity tag, to name in a later conditional read or write.
+        etag: String,
+    },
+}
+
+/// The condition of a [`Blobs::put`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PutCondition {
+    /// Only when there is no object at the key yet (S3: `If-None-Match: *`).
+    Absent,
+    /// Only when the object still has this entity tag (S3: `If-Match`).
+    Matches(String),
+}
+
+/// What a conditional [`Blobs::put`] did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Put {
+    /// The bytes are stored, under this entity tag.
+    Stored {
+        /// The new object's entity tag.
+        etag: String,
+    },
+    /// The condition did not hold (another writer came first); nothing was written.
+    ConditionFailed,
+}
+
+/// Object storage as the features need it.
 #[async_trait]
 pub trait Blobs: Send + Sync + 'static {
     /// Signs an upload of one object.
@@ -99,6 +138,21 @@ pub trait Blobs: Send + Sync + 'static {
     /// `false`, copying nothing, when `from` is absent or was overwritten with other bytes.
     /// `from` stays.
     async fn copy_if_match(&self, from: &str, to: &str, etag: &str) -> anyhow::Result<bool>;
+
+    /// The bytes and entity tag of `key` (S3: GetObject), or [`Fetched::Unchanged`] when its
+    /// entity tag is still `if_none_match`, so that checking an object held in memory costs
+    /// no transfer.
+    async fn get(&self, key: &str, if_none_match: Option<&str>) -> anyhow::Result<Fetched>;
+
+    /// Stores `bytes` at `key` as `content_type` when `condition` holds (S3's conditional
+    /// writes); else writes nothing and answers [`Put::ConditionFailed`].
+    async fn put(
+        &self,
+        key: &str,
+        bytes: Vec<u8>,
+        content_type: &str,
+        condition: PutCondition,
+    ) -> anyhow::Result<Put>;
 
     /// Every object whose key starts with `prefix`.
     async fn list(&self, prefix: &str) -> anyhow::Result<Vec<ListedObject>>;

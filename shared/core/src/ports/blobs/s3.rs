@@ -16,7 +16,10 @@ use aws_sdk_s3::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_s3::presigning::PresigningConfig;
 use aws_sdk_s3::Client;
 
-use super::{Blobs, ListedObject, ObjectInfo, PresignedUpload, Served, UploadSpec};
+use super::{
+    Blobs, Fetched, ListedObject, ObjectInfo, PresignedUpload, Put, PutCondition, Served,
+    UploadSpec,
+};
 
 #[cfg(any(test, feature = "test-support"))]
 #[path = "s3_testing.rs"]
@@ -80,6 +83,12 @@ fn is_precondition_failed<E: ProvideErrorMetadata>(error: &SdkError<E, HttpRespo
     let code = error.as_service_error().and_then(|e| e.code());
     let status = error.raw_response().map(|response| response.status().as_u16());
     code == Some("PreconditionFailed") || status == Some(412)
+}
+
+/// Whether a conditional write lost to a concurrent one on the same key
+/// (`ConditionalRequestConflict`, 409): the caller reads again, as after a failed condition.
+fn is_conditional_conflict<E: ProvideErrorMetadata>(error: &SdkError<E, HttpResponse>) -> bool {
+    error.as_service_error().and_then(|e| e.code()) == Some("ConditionalRequestConflict")
 }
 
 /// The headers a presigned `url` signs (its `X-Amz-SignedHeaders`), with their values among
@@ -178,6 +187,57 @@ impl Blobs for S3Blobs {
             Ok(_) => Ok(true),
             Err(e) if is_missing(&e) || is_precondition_failed(&e) => Ok(false),
             Err(e) => Err(sdk_error("CopyObject", &format!("{from} to {to}"), e)),
+        }
+    }
+
+    async fn get(&self, key: &str, if_none_match: Option<&str>) -> anyhow::Result<Fetched> {
+        let request = self.client().get_object().bucket(&self.bucket).key(key);
+        let request = request.set_if_none_match(if_none_match.map(|etag| format!("\"{etag}\"")));
+        let output = match request.send().await {
+            Ok(output) => output,
+            Err(e) if is_missing(&e) => return Ok(Fetched::Missing),
+            Err(e) if e.raw_response().is_some_and(|r| r.status().as_u16() == 304) => {
+                return Ok(Fetched::Unchanged)
+            }
+            Err(e) => return Err(sdk_error("GetObject", key, e)),
+        };
+        let etag = output.e_tag().unwrap_or_default().trim_matches('"').to_string();
+        // A server that ignores `If-None-Match` (s3s-fs) answers 200: its body is not read.
+        if if_none_match.is_some_and(|wanted| wanted == etag) {
+            return Ok(Fetched::Unchanged);
+        }
+        let body = output.body.collect().await.with_context(|| format!("GetObject {key}: body"))?;
+        Ok(Fetched::Found { bytes: body.into_bytes().to_vec(), etag })
+    }
+
+    async fn put(
+        &self,
+        key: &str,
+        bytes: Vec<u8>,
+        content_type: &str,
+        condition: PutCondition,
+    ) -> anyhow::Result<Put> {
+        let request = self
+            .client()
+            .put_object()
+            .bucket(&self.bucket)
+            .key(key)
+            .content_type(content_type)
+            .body(bytes.into());
+        let request = match condition {
+            PutCondition::Absent => request.if_none_match("*"),
+            PutCondition::Matches(etag) => request.if_match(format!("\"{etag}\"")),
+        };
+        match request.send().await {
+            Ok(output) => {
+                let etag = output.e_tag().unwrap_or_default().trim_matches('"').to_string();
+                Ok(Put::Stored { etag })
+            }
+            // 409 ConditionalRequestConflict: a concurrent conditional write to the same key.
+            Err(e) if is_precondition_failed(&e) || is_conditional_conflict(&e) => {
+                Ok(Put::ConditionFailed)
+            }
+            Err(e) => Err(sdk_error("PutObject", key, e)),
         }
     }
 
