@@ -295,4 +295,21 @@ mod tests {
         assert!(loaded.index.searchable_segment_metas().unwrap().len() < 8, "merges ran");
         assert_eq!(loaded.directory.total_mem_usage(), live_bytes(&loaded));
     }
+
+    #[test]
+    fn changes_of_one_article_merge_small_segments_and_leave_the_large_one() {
+        let mut index = SearchIndex::new().unwrap();
+        index.upsert((0..500).map(article)).unwrap();
+        let large = |index: &SearchIndex| {
+            let metas = index.index.searchable_segment_metas().unwrap();
+            metas.iter().find(|meta| meta.max_doc() >= 500).map(|meta| meta.id())
+        };
+        let before = large(&index).expect("one segment holds the first 500");
+        for n in 500..530 {
+            index.upsert([article(n)]).unwrap();
+        }
+        assert_eq!(large(&index), Some(before), "the large segment was not rewritten");
+        assert!(index.index.searchable_segment_metas().unwrap().len() < 10, "small ones merged");
+        assert_eq!(index.len(), 530);
+    }
 }

@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::fmt;
 
 use tantivy::directory::RamDirectory;
+use tantivy::indexer::LogMergePolicy;
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
 
@@ -15,6 +16,14 @@ use crate::vectors::QuantizedVector;
 
 /// Memory tantivy may buffer while indexing before it writes a segment.
 const WRITER_MEMORY_BYTES: usize = 64 << 20;
+/// Segments under this many articles are of one size level when merging: a change of a few
+/// articles merges the small segments of recent changes, never the whole index (tantivy's
+/// default, 10,000, put every segment of a 10,000-article index in one level, so about every
+/// eighth change rewrote it all).
+const MERGE_LEVEL_FLOOR: u32 = 64;
+/// A segment with this share of deleted articles (replaced or removed) is merged, which drops
+/// them, even alone at its level.
+const MERGE_DELETED_SHARE: f32 = 0.3;
 
 /// The blog's search index, held in RAM: articles' text in tantivy, their ids, filters,
 /// publication times and vectors in a catalog beside it.
@@ -186,7 +195,12 @@ impl SearchIndex {
     }
 
     fn writer(&self) -> Result<IndexWriter<TantivyDocument>> {
-        Ok(self.index.writer_with_num_threads(1, WRITER_MEMORY_BYTES)?)
+        let writer = self.index.writer_with_num_threads(1, WRITER_MEMORY_BYTES)?;
+        let mut merges = LogMergePolicy::default();
+        merges.set_min_layer_size(MERGE_LEVEL_FLOOR);
+        merges.set_del_docs_ratio_before_merge(MERGE_DELETED_SHARE);
+        writer.set_merge_policy(Box::new(merges));
+        Ok(writer)
     }
 
     /// After a commit: counts the change, lets the merges the commit started finish (so the
