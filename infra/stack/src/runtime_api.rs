@@ -91,10 +91,34 @@ fn cargo_lambda(workspace: &Path) -> Result<PathBuf> {
         .context("cargo-lambda not found: run `make tools` (it pins it into .tools/venv)")
 }
 
-/// A free port of 127.0.0.1 (free when asked; the caller binds it soon after).
+/// A port of 127.0.0.1 that is free when asked (the caller's process binds it soon after),
+/// drawn below the kernel's ephemeral range. Every listener of the stack binds port 0, which
+/// the kernel serves from that range: a port from it, released here, could be handed to one of
+/// them (another stack's AWS endpoint, say) before the emulator binds it, and the stack would
+/// then send its invocations there.
 pub fn free_port() -> Result<u16> {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
-    Ok(listener.local_addr()?.port())
+    let (ephemeral_low, _) = ephemeral_range();
+    let range = FIRST_CHOSEN_PORT..ephemeral_low.max(FIRST_CHOSEN_PORT + 1);
+    for _ in 0..100 {
+        let port = rand::random_range(range.clone());
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return Ok(port);
+        }
+    }
+    bail!("no free port of 127.0.0.1 in {range:?} after 100 tries")
+}
+
+/// The lowest port [`free_port`] draws (above the well-known and common service ports).
+const FIRST_CHOSEN_PORT: u16 = 20_000;
+
+/// The kernel's range for ports bound as 0 (Linux's default when it cannot be read).
+fn ephemeral_range() -> (u16, u16) {
+    let text = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range");
+    let mut bounds = text.iter().flat_map(|t| t.split_whitespace()).filter_map(|n| n.parse().ok());
+    match (bounds.next(), bounds.next()) {
+        (Some(low), Some(high)) => (low, high),
+        _ => (32_768, 60_999),
+    }
 }
 
 async fn wait_for_port(port: u16, child: &mut Child) -> Result<()> {
@@ -126,4 +150,22 @@ pub fn spawn_tied(mut command: Command) -> Result<Child> {
         });
     }
     command.spawn().context("starting a process")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_emulators_port_is_free_and_never_one_the_kernel_hands_out_for_port_0() {
+        let (low, high) = ephemeral_range();
+        for _ in 0..20 {
+            let port = free_port().unwrap();
+            assert!(port >= FIRST_CHOSEN_PORT && !(low..=high).contains(&port), "{port}");
+            std::net::TcpListener::bind(("127.0.0.1", port)).expect("the port is free");
+        }
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let bound = listener.local_addr().unwrap().port();
+        assert!((low..=high).contains(&bound), "port 0 draws from the range read: {bound}");
+    }
 }
