@@ -5,7 +5,6 @@
 
 use std::{
     collections::{BTreeMap, BTreeSet},
-    net::TcpListener,
     path::Path,
     process::{Child, Command, Stdio},
     sync::{Arc, Mutex},
@@ -19,8 +18,10 @@ const WRITERS: usize = 4;
 /// Acknowledged writes after which each round kills the gateway (one round per entry).
 const KILL_AFTER: [usize; 5] = [30, 7, 55, 18, 42];
 
+/// A free port no listener bound to port 0 (another test's) can be given before the gateway
+/// binds it: the stack's choice for its emulator.
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    blog_stack::runtime_api::free_port().unwrap()
 }
 
 /// Starts the gateway on `data_dir` and waits until it listens.

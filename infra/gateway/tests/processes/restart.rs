@@ -2,7 +2,6 @@
 //! that survives a restart, the `create-admin` subcommand, and a schedule its own timer fires.
 
 use std::{
-    net::TcpListener,
     path::Path,
     process::{Child, Command, Stdio},
     time::{Duration, Instant},
@@ -12,8 +11,10 @@ use serde_json::{json, Value};
 
 const BIN: &str = env!("CARGO_BIN_EXE_blog-gateway");
 
+/// A free port no listener bound to port 0 (another test's) can be given before the gateway
+/// binds it: the stack's choice for its emulator.
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    blog_stack::runtime_api::free_port().unwrap()
 }
 
 fn gateway(data_dir: &Path, port: u16, args: &[&str]) -> Command {
