@@ -11,18 +11,13 @@ use std::{
     time::{Duration, Instant},
 };
 
+use super::free_port;
 use serde_json::{json, Value};
 
 const BIN: &str = env!("CARGO_BIN_EXE_blog-gateway");
 const WRITERS: usize = 4;
 /// Acknowledged writes after which each round kills the gateway (one round per entry).
 const KILL_AFTER: [usize; 5] = [30, 7, 55, 18, 42];
-
-/// A free port no listener bound to port 0 (another test's) can be given before the gateway
-/// binds it: the stack's choice for its emulator.
-fn free_port() -> u16 {
-    blog_stack::runtime_api::free_port().unwrap()
-}
 
 /// Starts the gateway on `data_dir` and waits until it listens.
 async fn start(data_dir: &Path, port: u16) -> Child {

@@ -5,3 +5,9 @@
 
 mod crash;
 mod restart;
+
+/// A free port no listener bound to port 0 (another test's) can be given before the gateway
+/// binds it: the stack's choice for its emulator.
+fn free_port() -> u16 {
+    blog_stack::runtime_api::free_port().unwrap()
+}

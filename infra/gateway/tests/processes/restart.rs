@@ -7,15 +7,10 @@ use std::{
     time::{Duration, Instant},
 };
 
+use super::free_port;
 use serde_json::{json, Value};
 
 const BIN: &str = env!("CARGO_BIN_EXE_blog-gateway");
-
-/// A free port no listener bound to port 0 (another test's) can be given before the gateway
-/// binds it: the stack's choice for its emulator.
-fn free_port() -> u16 {
-    blog_stack::runtime_api::free_port().unwrap()
-}
 
 fn gateway(data_dir: &Path, port: u16, args: &[&str]) -> Command {
     let mut command = Command::new(BIN);

@@ -295,10 +295,11 @@ impl Listing {
     /// [`Listing::within_public_depth`] on the articles of the tag or category the path names:
     /// the advice names only the filters that endpoint takes.
     pub fn within_depth_of(self, named: PathFilter) -> Result<Self, ArticleError> {
-        self.within_depth_narrowed_by(match named {
-            PathFilter::Tag => "categoryId or keyword",
-            PathFilter::Category => "tagId or keyword",
-        })
+        let other = match named {
+            PathFilter::Tag => PathFilter::Category,
+            PathFilter::Category => PathFilter::Tag,
+        };
+        self.within_depth_narrowed_by(&format!("{} or keyword", other.parameter()))
     }
 
     fn within_depth_narrowed_by(self, filters: &str) -> Result<Self, ArticleError> {

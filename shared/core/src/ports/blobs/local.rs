@@ -282,9 +282,8 @@ impl Blobs for LocalBlobs {
         content_type: &str,
         condition: PutCondition,
     ) -> anyhow::Result<Put> {
-        let path = self.object_path(key).context("invalid object key")?;
         let _writing = self.inner.conditional_writes.lock().await;
-        let current = read_if_present(&path).await?.map(|bytes| md5_hex(&bytes));
+        let current = self.head(key).await?.map(|object| object.etag);
         let holds = match (&condition, &current) {
             (PutCondition::Absent, current) => current.is_none(),
             (PutCondition::Matches(wanted), Some(etag)) => wanted.eq_ignore_ascii_case(etag),
