@@ -5,7 +5,7 @@
 //! ```text
 //! magic "BLOGSRCH" | format u8 | crc32 of the body u32 | body
 //! body:  generation u64 | next key u64
-//!        entries u32, each: key u64 | id str | published_at i64 | category 0|1 [str]
+//!        entries u32, each: key u64 | id str | published_at i64 | pinned 0|1 | category 0|1 [str]
 //!                           | tags u32 × str | dims u32 (0: no vector) [scale f32 | dims × i8]
 //!        files u32, each:   name str | length u64 | bytes   (the tantivy index's live files)
 //! str:   length u32 | UTF-8 bytes
@@ -27,7 +27,7 @@ use crate::vectors::QuantizedVector;
 const MAGIC: &[u8; 8] = b"BLOGSRCH";
 /// The bundle format this build writes and reads; bump it with any change of layout, schema
 /// or tokenizer (an older bundle is then refused and the index rebuilt).
-pub const BUNDLE_FORMAT: u8 = 1;
+pub const BUNDLE_FORMAT: u8 = 2;
 const HEADER_LEN: usize = MAGIC.len() + 1 + 4;
 const META_FILE: &str = "meta.json";
 /// The list of files tantivy manages (and may delete once unused).
@@ -171,6 +171,7 @@ fn put_entry(out: &mut Vec<u8>, key: u64, entry: &Entry) {
     put_u64(out, key);
     put_str(out, &entry.id);
     out.extend_from_slice(&entry.published_at.to_le_bytes());
+    out.push(u8::from(entry.pinned));
     match &entry.category_id {
         Some(category) => {
             out.push(1);
@@ -196,6 +197,11 @@ fn read_entry(reader: &mut Reader<'_>) -> Result<(u64, Entry)> {
     let key = reader.u64()?;
     let id = reader.str()?.to_owned();
     let published_at = i64::from_le_bytes(reader.array()?);
+    let pinned = match reader.take(1)?[0] {
+        0 => false,
+        1 => true,
+        _ => return Err(corrupt("an article's pinned flag is neither 0 nor 1")),
+    };
     let category_id = match reader.take(1)?[0] {
         0 => None,
         1 => Some(reader.str()?.to_owned()),
@@ -216,7 +222,7 @@ fn read_entry(reader: &mut Reader<'_>) -> Result<(u64, Entry)> {
     if id.is_empty() {
         return Err(corrupt("an article has an empty id"));
     }
-    Ok((key, Entry { id, published_at, category_id, tag_ids, vector }))
+    Ok((key, Entry { id, published_at, pinned, category_id, tag_ids, vector }))
 }
 
 /// Reads the body front to back; running out of bytes is a corrupt bundle.

@@ -12,6 +12,7 @@ use crate::vectors::{unit, QuantizedVector};
 pub(crate) struct Entry {
     pub id: String,
     pub published_at: i64,
+    pub pinned: bool,
     pub category_id: Option<String>,
     pub tag_ids: Vec<String>,
     pub vector: Option<QuantizedVector>,

@@ -150,6 +150,7 @@ impl SearchIndex {
             let entry = Entry {
                 id: article.id,
                 published_at: article.published_at,
+                pinned: article.pinned,
                 category_id: article.category_id,
                 tag_ids: article.tag_ids,
                 vector,

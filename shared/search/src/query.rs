@@ -97,7 +97,7 @@ pub enum Order {
     /// Best score first; equal scores newest first.
     #[default]
     Relevance,
-    /// Newest `published_at` first.
+    /// Pinned articles first, then newest `published_at` first (a blog's list order).
     Newest,
 }
 

@@ -30,6 +30,8 @@ pub struct Article {
     /// Publication time, epoch milliseconds: the order of [`crate::Order::Newest`] and the
     /// tie-break of relevance.
     pub published_at: i64,
+    /// Pinned to the top of its list: [`crate::Order::Newest`] puts pinned articles first.
+    pub pinned: bool,
     /// The article's embedding, if it has one; every vector of an index has one dimension.
     pub embedding: Option<Vec<f32>>,
 }

@@ -70,8 +70,13 @@ fn by_relevance(a: &Candidate<'_>, b: &Candidate<'_>) -> Ordering {
         .then_with(|| a.entry.id.cmp(&b.entry.id))
 }
 
+/// Pinned first, then newest; equal times by id descending (shorter ids are smaller numbers).
 fn by_newest(a: &Candidate<'_>, b: &Candidate<'_>) -> Ordering {
-    b.entry.published_at.cmp(&a.entry.published_at).then_with(|| a.entry.id.cmp(&b.entry.id))
+    b.entry
+        .pinned
+        .cmp(&a.entry.pinned)
+        .then(b.entry.published_at.cmp(&a.entry.published_at))
+        .then_with(|| (b.entry.id.len(), &b.entry.id).cmp(&(a.entry.id.len(), &a.entry.id)))
 }
 
 /// Sorts the first `count` candidates of `order` into place and drops the rest.

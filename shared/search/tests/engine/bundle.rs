@@ -21,6 +21,7 @@ fn sample_index() -> SearchIndex {
                     tag_ids: vec![format!("t{}", n % 4)],
                     tag_names: vec!["search".into()],
                     published_at: 1_700_000_000_000 + n as i64,
+                    pinned: n % 9 == 0,
                     embedding: (n % 5 != 0).then(|| random.vector(16)),
                 }
             })

@@ -159,6 +159,7 @@ fn synthetic_articles(random: &mut Random) -> Vec<Article> {
                 tag_ids: vec![format!("t{}", n % 40), format!("t{}", (n * 7) % 40)],
                 tag_names: vec![english_word(random), english_word(random)],
                 published_at: 1_600_000_000_000 + n as i64 * 60_000,
+                pinned: n % 500 == 0,
                 embedding: Some(random.vector(DIMS)),
             }
         })

@@ -75,6 +75,24 @@ fn newest_order_pages_through_matches_with_an_exact_total() {
 }
 
 #[test]
+fn newest_order_puts_pinned_articles_first_and_equal_times_by_larger_id() {
+    let pinned = Article { pinned: true, ..titled("5", "rust pinned", 1) };
+    let index = index_of([
+        titled("9", "rust same second", 50),
+        titled("10", "rust same second too", 50),
+        pinned,
+        titled("7", "rust newest", 60),
+    ]);
+    let found: Vec<String> =
+        index.search(&keyword("rust", 0, 10)).unwrap().hits.into_iter().map(|h| h.id).collect();
+    assert_eq!(found, ["5", "7", "10", "9"]);
+    let reloaded = blog_search::SearchIndex::from_bundle(&index.to_bundle().unwrap()).unwrap();
+    let again: Vec<String> =
+        reloaded.search(&keyword("rust", 0, 10)).unwrap().hits.into_iter().map(|h| h.id).collect();
+    assert_eq!(again, found, "the pinned flag survives the bundle");
+}
+
+#[test]
 fn the_limit_is_capped_and_a_zero_limit_still_counts() {
     let index = index_of((0..130).map(|i| titled(&i.to_string(), "rust", i)));
     let huge = index.search(&Query { limit: 10_000, ..Query::new("rust") }).unwrap();
