@@ -61,11 +61,11 @@ async fn main() -> anyhow::Result<()> {
             if let Some(outcome) = setup::bootstrap_admin(&ctx).await? {
                 tracing::info!(?outcome, "administrator bootstrap");
             }
-            let (ctx, worker) = setup::local_worker(ctx).await?;
-            tokio::spawn(worker);
+            // The worker keeps the search index in the blob store.
             let blobs = setup::gateway_blobs(&ctx.config).await?;
             tokio::spawn(files::staging::run_stale_upload_removal(blobs.clone()));
-            let ctx = ctx.with_blobs(blobs);
+            let (ctx, worker) = setup::local_worker(ctx.with_blobs(blobs)).await?;
+            tokio::spawn(worker);
             let background = ctx.clone();
             tokio::spawn(async move {
                 background.telemetry.run_background(background.table.as_ref()).await

@@ -1,11 +1,13 @@
 //! Articles: the admin lifecycle, the content pipeline and the public reads, in rooms by role:
 //! `http/` (the handlers of both areas, their inputs, answers and envelope, and the write paths
-//! they run: compose, update, lifecycle, revisions), `store/` (keys, records, reads, the
+//! they run: compose, update, lifecycle, revisions, search), `store/` (keys, records, reads, the
 //! transaction of a change, what other features read), `worker/` (the follow-ups of the queue's
 //! events, related articles, the sitemap's pages, notifications, scheduled publishing),
+//! `search/` (the search index: what it holds, where it is stored, how it is kept and loaded),
 //! `content/` (the Markdown pipeline) and `views/` (reader statistics).
 
 mod http;
+pub mod search;
 pub mod store;
 pub mod worker;
 
@@ -17,7 +19,7 @@ pub mod views;
 use http::{admin, admin_reads, compose, input, lifecycle, paging, public, response, update};
 pub use http::{envelope, revisions};
 use store::{keys, published, reactions};
-pub use store::{maintenance, model, read, search};
+pub use store::{maintenance, model, read};
 pub use worker::{authors, events, followup, related, sitemap_pages};
 use worker::{notify, schedule};
 
@@ -52,14 +54,17 @@ pub const BASE: &str = "/api/v1/articles";
 /// Base path of the public area's pages of a tag or category, which sit beside the taxonomy's
 /// reads by slug (`/tags/slug/{slug}/articles`, `/categories/slug/{slug}/articles`).
 const BY_SLUG_BASE: &str = "/api/v1";
+/// Base path of the search (`/api/v1/search`).
+const SEARCH_BASE: &str = "/api/v1";
 /// Base path of the administration.
 pub const ADMIN_BASE: &str = "/api/v1/admin/articles";
 
-/// The public reads, anonymous (functions/articles).
+/// The public reads and the search, anonymous (functions/articles): the search index is an
+/// object of the bucket, and semantic search embeds the query.
 pub const PUBLIC: Area = Area::of::<PublicEndpoints>(
     "articles",
-    "Published articles, anonymous (envelope: `code` 200, `errorCode` on errors)",
-    Needs::PUBLIC,
+    "Published articles and their search, anonymous (envelope: `code` 200, `errorCode` on errors)",
+    Needs { blobs: true, embedder: true, ..Needs::PUBLIC },
 );
 
 /// The article lifecycle for administrators (functions/admin-articles).
@@ -69,8 +74,8 @@ pub const ADMIN: Area = Area::of::<AdminEndpoints>(
     Needs::TOKENS_AND_EVENTS,
 );
 
-/// The worker's state: the context, the embedder that follow-ups need and what follows an
-/// author's rename elsewhere.
+/// The worker's state: the context, the embedder that follow-ups need, the search index it
+/// keeps and what follows an author's rename elsewhere.
 pub type Embedding = WithPort<WorkerPorts>;
 
 /// What the worker takes when it starts.
@@ -78,23 +83,32 @@ pub type Embedding = WithPort<WorkerPorts>;
 pub struct WorkerPorts {
     /// The embedder of the follow-ups.
     pub embedder: Arc<dyn blog_core::ports::embedder::Embedder>,
+    /// The search index, kept in the bucket.
+    pub search: Arc<search::IndexKeeper>,
     /// What follows an author's rename beside the articles' heads.
     pub authors: AuthorEffects,
 }
 
 impl blog_core::area::Port for WorkerPorts {
     fn take(ctx: &AppContext) -> anyhow::Result<Self> {
-        Ok(Self { embedder: ctx.require_embedder()?, authors: ctx.require_effect()? })
+        Ok(Self {
+            embedder: ctx.require_embedder()?,
+            search: Arc::new(search::IndexKeeper::new(ctx.require_blobs()?)),
+            authors: ctx.require_effect()?,
+        })
     }
 }
+
+/// The public area's state: the context and what it searches with.
+pub type Reading = WithPort<search::Searching>;
 
 /// The public reads.
 pub struct PublicEndpoints;
 
 impl Endpoints for PublicEndpoints {
-    type State = AppContext;
+    type State = Reading;
 
-    fn routes() -> OpenApiRouter<AppContext> {
+    fn routes() -> OpenApiRouter<Reading> {
         let routes = OpenApiRouter::new()
             .routes(routes!(public::list))
             .routes(routes!(public::detail))
@@ -102,15 +116,17 @@ impl Endpoints for PublicEndpoints {
         let by_slug = OpenApiRouter::new()
             .routes(routes!(public::by_tag))
             .routes(routes!(public::by_category));
+        let search = OpenApiRouter::new().routes(routes!(http::search::search));
         OpenApiRouter::new()
             .nest(BASE, caching::public_reads(routes))
             .nest(BY_SLUG_BASE, caching::public_reads(by_slug))
+            .nest(SEARCH_BASE, caching::public_reads(search))
     }
 
     /// Every answer is a public read's: kept while the table is unchanged; the HTTP caching
     /// outside; a detail read counts its view outside both, seeing the reader's answer: a kept
     /// answer counts, a revalidated read (304) does not.
-    fn layer(router: axum::Router<AppContext>, ctx: &AppContext) -> axum::Router<AppContext> {
+    fn layer(router: axum::Router<Reading>, ctx: &Reading) -> axum::Router<Reading> {
         let reused = blog_core::http::answers::reused(router, ctx);
         views::counted(caching::conditional(reused, ctx.config.public_cache_max_age), ctx)
     }

@@ -45,8 +45,9 @@ impl Needs {
     /// The ops function: checks the queue and the bucket for its health report, and guards the
     /// actuator with its token.
     pub const OPS: Needs = Needs { events: true, blobs: true, actuator: true, ..Needs::PUBLIC };
-    /// The worker: handles events (embeddings, related lists, statistics).
-    pub const WORKER: Needs = Needs { embedder: true, ..Needs::PUBLIC };
+    /// The worker: handles events (embeddings, related lists, statistics, the search index in
+    /// the bucket).
+    pub const WORKER: Needs = Needs { embedder: true, blobs: true, ..Needs::PUBLIC };
     /// The outbox sweep: re-sends outbox events to the queue.
     pub const OUTBOX_SWEEP: Needs = Needs { events: true, ..Needs::PUBLIC };
 

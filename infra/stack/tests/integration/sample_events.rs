@@ -214,6 +214,7 @@ async fn replay_articles(replay: &mut Replay) {
     for file in [
         "articles/list",
         "articles/list-filtered",
+        "articles/search",
         "articles/detail",
         "articles/related",
         "admin-articles/archive",

@@ -69,6 +69,8 @@ pub enum ArticleErrorCode {
     ArticleAlreadyArchived,
     /// 409: the article changed since the given `version`.
     VersionConflict,
+    /// 429: too many new semantic searches this minute (`Retry-After` says when to retry).
+    TooManyRequests,
     /// 500: internal error.
     SystemError,
 }
@@ -80,6 +82,7 @@ fn error_codes() -> utoipa::openapi::Object {
         ArticleFault::AlreadyPublished,
         ArticleFault::AlreadyArchived,
         ArticleFault::VersionConflict,
+        ArticleFault::TooManyRequests { retry_after_secs: 1 },
     ];
     let kinds = Kind::FAILURES.into_iter().chain(own.iter().map(Family::kind));
     integer_enum("The HTTP status", kinds.map(|kind| i64::from(kind.status().as_u16())))
@@ -111,6 +114,13 @@ pub enum ArticleFault {
     /// 409 VERSION_CONFLICT.
     #[error("article was changed by someone else (stale version)")]
     VersionConflict,
+    /// 429 TOO_MANY_REQUESTS with `Retry-After`: new semantic searches are limited per client
+    /// and overall ([`crate::search::query_vectors`]).
+    #[error("too many new semantic searches this minute: retry in {retry_after_secs} s")]
+    TooManyRequests {
+        /// Seconds until the window ends.
+        retry_after_secs: u64,
+    },
 }
 
 impl Family for ArticleFault {
@@ -136,6 +146,7 @@ impl Family for ArticleFault {
             AreaError::Own(Self::AlreadyPublished) => C::ArticleAlreadyPublished,
             AreaError::Own(Self::AlreadyArchived) => C::ArticleAlreadyArchived,
             AreaError::Own(Self::VersionConflict) => C::VersionConflict,
+            AreaError::Own(Self::TooManyRequests { .. }) => C::TooManyRequests,
         };
         ArticleErrorEnvelope { code: status.as_u16(), message, data: Null, error_code }
     }
@@ -147,6 +158,14 @@ impl Family for ArticleFault {
             | Self::AlreadyPublished
             | Self::AlreadyArchived
             | Self::VersionConflict => Kind::Conflict,
+            Self::TooManyRequests { .. } => Kind::TooManyRequests,
+        }
+    }
+
+    fn retry_after(&self) -> Option<u64> {
+        match self {
+            Self::TooManyRequests { retry_after_secs } => Some(*retry_after_secs),
+            _ => None,
         }
     }
 }

@@ -192,7 +192,8 @@ pub struct ListQuery {
     /// Only articles carrying this tag.
     #[param(value_type = Option<u64>, minimum = 1, maximum = 9007199254740991_u64)]
     tag_id: Option<String>,
-    /// Every word must occur in the title or summary.
+    /// Every word must occur in the title or summary (in any script; the last word also as the
+    /// start of a word, words of 5+ letters also with one typo).
     keyword: Option<String>,
     #[param(ignore)]
     status: Option<String>,
@@ -342,7 +343,8 @@ impl Listing {
     }
 }
 
-fn number(
+/// An optional integer parameter within `range` (empty is absent).
+pub(crate) fn number(
     name: &str,
     raw: Option<&str>,
     range: std::ops::RangeInclusive<u64>,
@@ -360,7 +362,8 @@ fn number(
     }
 }
 
-fn id(name: &str, raw: Option<&str>) -> Result<Option<u64>, ArticleError> {
+/// An optional id parameter (empty is absent).
+pub(crate) fn id(name: &str, raw: Option<&str>) -> Result<Option<u64>, ArticleError> {
     match raw.map(str::trim).filter(|r| !r.is_empty()) {
         None => Ok(None),
         Some(raw) => parse_id(raw)

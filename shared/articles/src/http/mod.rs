@@ -11,4 +11,5 @@ pub mod paging;
 pub mod public;
 pub mod response;
 pub mod revisions;
+pub mod search;
 pub mod update;

@@ -24,8 +24,10 @@ use crate::{
     input::{CategoryArticlesQuery, ListQuery, Listing, PathFilter, TagArticlesQuery},
     model::{ArticleHead, Detail, ListItem, Page, RelatedItem, Status},
     read::{self, Filter},
-    related,
+    related, Reading,
 };
+
+use super::search::fresh_for_seconds;
 
 /// Query of the related list.
 #[derive(serde::Deserialize, utoipa::IntoParams)]
@@ -93,26 +95,35 @@ pub async fn related(
     )
 )]
 pub async fn list(
-    State(ctx): State<AppContext>,
+    State(ctx): State<Reading>,
     QueryParams(query, ..): QueryParams<ListQuery, ArticleError>,
-) -> Result<ArticleOk<Page<ListItem>>, ArticleError> {
+) -> Result<(HeaderMap, ArticleOk<Page<ListItem>>), ArticleError> {
     public_page(&ctx, query.validate()?.within_public_depth()?).await
 }
 
 /// The public list's page of a validated listing: the list and the articles of a tag or a
-/// category answer the same page for the same filters.
+/// category answer the same page for the same filters. A keyword is searched in the search
+/// index, whose answers say how long they stay fresh ([`super::search::FRESH_SECONDS`]).
 async fn public_page(
-    ctx: &AppContext,
+    ctx: &Reading,
     listing: Listing,
-) -> Result<ArticleOk<Page<ListItem>>, ArticleError> {
-    let filter = Filter {
-        category_id: listing.category_id,
-        tag_id: listing.tag_id,
-        keyword: listing.keyword,
+) -> Result<(HeaderMap, ArticleOk<Page<ListItem>>), ArticleError> {
+    let table = ctx.table.as_ref();
+    let filters = (listing.category_id, listing.tag_id);
+    let (headers, found) = match listing.keyword.as_deref().map(str::trim) {
+        Some(keyword) => {
+            let paging = (listing.page, listing.size);
+            let found = crate::search::keyword_page(&ctx.port, table, keyword, filters, paging);
+            (fresh_for_seconds(), found.await?)
+        }
+        None => {
+            let filter = Filter { category_id: filters.0, tag_id: filters.1 };
+            (HeaderMap::new(), read::public_page(table, &filter, listing.page, listing.size).await?)
+        }
     };
-    let found = read::public_page(ctx.table.as_ref(), &filter, listing.page, listing.size).await?;
     let records = found.heads.iter().map(ArticleHead::list_item).collect();
-    Ok(ArticleOk::ok(Page::new(records, found.total, listing.page, listing.size, listing.current)))
+    let page = Page::new(records, found.total, listing.page, listing.size, listing.current);
+    Ok((headers, ArticleOk::ok(page)))
 }
 
 /// The public list's page of the tag or category whose slug the path names: the query is
@@ -120,11 +131,11 @@ async fn public_page(
 /// tag or category holds it, a string that cannot be a slug included, as the taxonomy's and
 /// the feeds' reads by slug answer), then the page read as the list reads it.
 async fn page_by_slug(
-    ctx: &AppContext,
+    ctx: &Reading,
     named: PathFilter,
     slug: Result<Path<String>, PathRejection>,
     query: ListQuery,
-) -> Result<ArticleOk<Page<ListItem>>, ArticleError> {
+) -> Result<(HeaderMap, ArticleOk<Page<ListItem>>), ArticleError> {
     let listing = query.validate()?.without(named)?.within_depth_of(named)?;
     // A segment that does not decode to UTF-8 names no slug either.
     let slug = slug.map(|Path(slug)| slug).unwrap_or_default();
@@ -167,10 +178,10 @@ async fn page_by_slug(
     )
 )]
 pub async fn by_tag(
-    State(ctx): State<AppContext>,
+    State(ctx): State<Reading>,
     slug: Result<Path<String>, PathRejection>,
     QueryParams(query, ..): QueryParams<ListQuery, ArticleError>,
-) -> Result<ArticleOk<Page<ListItem>>, ArticleError> {
+) -> Result<(HeaderMap, ArticleOk<Page<ListItem>>), ArticleError> {
     page_by_slug(&ctx, PathFilter::Tag, slug, query).await
 }
 
@@ -200,10 +211,10 @@ pub async fn by_tag(
     )
 )]
 pub async fn by_category(
-    State(ctx): State<AppContext>,
+    State(ctx): State<Reading>,
     slug: Result<Path<String>, PathRejection>,
     QueryParams(query, ..): QueryParams<ListQuery, ArticleError>,
-) -> Result<ArticleOk<Page<ListItem>>, ArticleError> {
+) -> Result<(HeaderMap, ArticleOk<Page<ListItem>>), ArticleError> {
     page_by_slug(&ctx, PathFilter::Category, slug, query).await
 }
 

@@ -37,11 +37,6 @@ pub fn tag_link(tag_id: u64) -> String {
     format!("A#TAG#{tag_id:016}")
 }
 
-/// Sort key of a search-token item.
-pub fn word(token: &str) -> String {
-    format!("A#WORD#{token}")
-}
-
 /// The statistics item: per-status counts of non-deleted articles.
 pub fn stats() -> Key {
     Key::new("STATS", "ARTICLES")
@@ -74,11 +69,6 @@ pub fn published_in_category(category_id: u64) -> String {
 /// gsi1 partition of a tag's published articles.
 pub fn published_with_tag(tag_id: u64) -> String {
     blog_taxonomy::tag_listing(tag_id)
-}
-
-/// gsi1 partition of a search token.
-pub fn token(token: &str) -> String {
-    format!("WORD#{token}")
 }
 
 /// gsi3 partition of the administration list of one status (heads sorted by id).

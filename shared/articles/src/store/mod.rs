@@ -1,6 +1,6 @@
 //! Writes of articles. Every change of an article is one transaction computed from the article
 //! before and after it: the head (guarded by its version, status and deletion flag), the body
-//! when it changed, the listing, link and search items derived from the head (put when new or
+//! when it changed, the listing and link items derived from the head (put when new or
 //! changed, deleted when gone), and the counters the change moves (category and tag
 //! `articleCount`/`refCount`, per-status statistics). So counters are exact at every moment.
 
@@ -10,7 +10,6 @@ pub mod model;
 pub mod published;
 pub mod reactions;
 pub mod read;
-pub mod search;
 
 use std::collections::BTreeMap;
 
@@ -63,7 +62,7 @@ fn link(head: &ArticleHead, sk: String) -> Item {
 /// administration's gsi3 partition of its status while not deleted), its schedule while it is a
 /// scheduled draft (gsi3 `SCHEDULED`), and while the article is not deleted its author, category
 /// and tag links (in the gsi2 link partitions), and while it is listed its places in the public
-/// listings and the search index (gsi1). So gsi1 holds only what anyone may read, gsi2 ids and
+/// listings (gsi1). So gsi1 holds only what anyone may read, gsi2 ids and
 /// links, and gsi3 what only the administration reads.
 fn derived_items(head: &ArticleHead) -> Result<BTreeMap<String, Item>, TableError> {
     let mut items = BTreeMap::new();
@@ -105,13 +104,6 @@ fn derived_items(head: &ArticleHead) -> Result<BTreeMap<String, Item>, TableErro
             gsi(&mut item, 1, keys::published_with_tag(tag), order.clone());
         }
         items.insert(keys::tag_link(tag), item);
-    }
-    if listed {
-        for token in search::article_tokens(&head.title, &head.summary) {
-            let mut item = link(head, keys::word(&token));
-            gsi(&mut item, 1, keys::token(&token), order.clone());
-            items.insert(keys::word(&token), item);
-        }
     }
     Ok(items)
 }
@@ -342,7 +334,7 @@ mod tests {
     }
 
     #[test]
-    fn only_listed_articles_have_listing_and_search_items() {
+    fn only_listed_articles_have_listing_items_and_no_article_has_search_tokens() {
         let draft = derived_items(&head(Status::Draft, Some(3), &[4])).unwrap();
         assert_eq!(
             draft.keys().cloned().collect::<Vec<_>>(),
@@ -350,10 +342,10 @@ mod tests {
         );
         assert!(!draft["A#HEAD"].contains_key("gsi1pk"));
         let published = derived_items(&head(Status::Published, Some(3), &[4])).unwrap();
-        assert!(
-            published.contains_key("A#WORD#rust") && published.contains_key("A#WORD#borrowing")
-        );
+        // The words are the search index's (crate::search), not items of the article's.
+        assert_eq!(published.keys().collect::<Vec<_>>(), draft.keys().collect::<Vec<_>>());
         assert_eq!(published["A#HEAD"]["gsi1pk"], s("PUB"));
+        assert_eq!(published["A#CAT"]["gsi1pk"], s("PUBCAT#3"));
         let mut deleted = head(Status::Published, Some(3), &[4]);
         deleted.is_deleted = true;
         assert_eq!(derived_items(&deleted).unwrap().len(), 1);

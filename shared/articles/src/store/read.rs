@@ -1,10 +1,11 @@
 //! Reads of articles: the detail (one Query: head and body share a partition), public pages
 //! (one listing Query plus one more call: the statistics item with the exact total for the
 //! whole list, a BatchGetItem of the heads for a category or tag, whose own item heads its
-//! listing with the total), keyword search through the token index, and the administration list.
+//! listing with the total), both filters together, and the administration list. (A keyword is
+//! searched in the search index: [`crate::search::keyword_page`].)
 //! Reads that do not depend on each other are made together, so they cost one round trip.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use futures::{future::try_join_all, try_join};
 
@@ -18,15 +19,12 @@ use crate::{
     input::MAX_PUBLIC_DEPTH,
     keys,
     model::{ArticleBody, ArticleHead, Status},
-    search,
 };
 
-/// Link items a keyword search or a combined filter reads at most, newest first, shared evenly
-/// among the index partitions it queries (a keyword of n words reads the newest `1000 / n` of
-/// each): the deepest a public list is paged anyway. So an anonymous request reads at most this
-/// many plus the page's heads, and a search's `total` counts the matches among them: exact
-/// while each word has at most its share of published articles, and at most this many
-/// otherwise.
+/// Link items a combined filter (a category and a tag) reads at most, newest first: the deepest
+/// a public list is paged anyway. So an anonymous request reads at most this many plus the
+/// page's heads, and its `total` counts the matches among them: exact while the tag has at
+/// most this many published articles.
 pub const MATCHES_READ: usize = MAX_PUBLIC_DEPTH as usize;
 
 /// Reads an article's head and body (one Query); `None` when absent or incomplete.
@@ -93,8 +91,6 @@ pub struct Filter {
     pub category_id: Option<u64>,
     /// Only this tag.
     pub tag_id: Option<u64>,
-    /// Only articles whose title or summary contain every word of it.
-    pub keyword: Option<String>,
 }
 
 /// One page of results: heads in order and the exact total.
@@ -114,10 +110,9 @@ pub async fn public_page(
 ) -> Result<Found, TableError> {
     let offset = ((page - 1) * size) as usize;
     let wanted = offset + size as usize;
-    let keyword = filter.keyword.as_deref().map(str::trim).filter(|k| !k.is_empty());
     let listing = |partition: String| Query::partition(Index::Gsi1, partition).descending();
-    match (keyword, filter.category_id, filter.tag_id) {
-        (None, None, None) => {
+    match (filter.category_id, filter.tag_id) {
+        (None, None) => {
             let stats = keys::stats();
             let (items, stats) = try_join!(
                 first_n(table, listing(keys::PUBLISHED.into()), wanted),
@@ -128,16 +123,18 @@ pub async fn public_page(
             let total = stats.and_then(|s| number(&s, Status::Published.counter())).unwrap_or(0);
             Ok(Found { heads, total: total.max(0) as u64 })
         }
-        (None, Some(category), None) => {
+        (Some(category), None) => {
             let query = listing(keys::published_in_category(category));
             counted_page(table, query, offset, wanted, taxonomy::category_listing_head(category))
                 .await
         }
-        (None, None, Some(tag)) => {
+        (None, Some(tag)) => {
             let query = listing(keys::published_with_tag(tag));
             counted_page(table, query, offset, wanted, taxonomy::tag_listing_head(tag)).await
         }
-        _ => filtered_page(table, filter, keyword, offset, size as usize).await,
+        (Some(category), Some(tag)) => {
+            both_filters_page(table, category, tag, offset, size as usize).await
+        }
     }
 }
 
@@ -177,66 +174,20 @@ async fn counted_page(
     Ok(Found { heads, total })
 }
 
-/// Keyword searches and combined filters: the newest [`MATCHES_READ`] link items, shared among
-/// the most selective index partitions (search tokens, else the tag, else the category) are
-/// read, intersected, filtered on the link items' category and tags and counted, and the page's
-/// heads fetched in one batch.
-async fn filtered_page(
+/// A category and a tag together: the tag's newest [`MATCHES_READ`] listing items are read,
+/// filtered on their category and counted, and the page's heads fetched in one batch.
+async fn both_filters_page(
     table: &dyn Table,
-    filter: &Filter,
-    keyword: Option<&str>,
+    category: u64,
+    tag: u64,
     offset: usize,
     size: usize,
 ) -> Result<Found, TableError> {
-    let listing = |partition: String| Query::partition(Index::Gsi1, partition).descending();
-    let mut sources = Vec::new();
-    match keyword {
-        Some(keyword) => {
-            let tokens = search::keyword_tokens(keyword);
-            if tokens.is_empty() {
-                return Ok(Found { heads: Vec::new(), total: 0 });
-            }
-            sources.extend(tokens.iter().map(|t| listing(keys::token(t))));
-        }
-        None => match filter.tag_id {
-            Some(tag) => sources.push(listing(keys::published_with_tag(tag))),
-            None => {
-                sources.extend(filter.category_id.map(|c| listing(keys::published_in_category(c))))
-            }
-        },
-    }
-    let mut matches: Option<Vec<Item>> = None;
-    let share = MATCHES_READ / sources.len().max(1);
-    let reads = sources.into_iter().map(|source| first_n(table, source, share));
-    for items in try_join_all(reads).await? {
-        matches = Some(match matches {
-            None => items,
-            Some(previous) => {
-                let ids: HashSet<u64> = items.iter().filter_map(article_id).collect();
-                previous
-                    .into_iter()
-                    .filter(|i| article_id(i).is_some_and(|id| ids.contains(&id)))
-                    .collect()
-            }
-        });
-    }
-    let carries = |item: &Item, attribute: &str, wanted: Option<u64>| {
-        match wanted {
-        None => true,
-        Some(wanted) => match item.get(attribute) {
-            Some(blog_core::ports::table::AttributeValue::L(values)) => {
-                values.iter().any(|v| matches!(v, blog_core::ports::table::AttributeValue::N(n) if n.parse() == Ok(wanted)))
-            }
-            _ => number(item, attribute) == Some(wanted as i64),
-        },
-    }
-    };
-    let matches: Vec<u64> = matches
-        .unwrap_or_default()
+    let listing = Query::partition(Index::Gsi1, keys::published_with_tag(tag)).descending();
+    let matches: Vec<u64> = first_n(table, listing, MATCHES_READ)
+        .await?
         .iter()
-        .filter(|i| {
-            carries(i, "categoryId", filter.category_id) && carries(i, "tagIds", filter.tag_id)
-        })
+        .filter(|item| number(item, "categoryId") == Some(category as i64))
         .filter_map(article_id)
         .collect();
     let page: Vec<Key> = matches.iter().skip(offset).take(size).map(|id| keys::head(*id)).collect();

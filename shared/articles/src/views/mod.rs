@@ -92,7 +92,7 @@ fn viewed(request: &Request) -> Option<u64> {
 
 /// Counts the views of the public details answered by `router`: put it outside the conditional
 /// requests and the kept answers, so it sees each reader's answer.
-pub fn counted(router: Router<AppContext>, ctx: &AppContext) -> Router<AppContext> {
+pub fn counted<S: Clone + Send + Sync + 'static>(router: Router<S>, ctx: &AppContext) -> Router<S> {
     let tally = ctx.tally.clone();
     router.layer(axum::middleware::from_fn(move |request: Request, next: Next| {
         let tally = tally.clone();

@@ -1,6 +1,6 @@
 //! The asynchronous follow-up of ArticlePublishedEvent (spec 6), run by the worker: embed the
 //! article, refresh the related lists it affects, record it among the latest, sync its sitemap
-//! entry, initialise its statistics and notify. Every step is idempotent, so a redelivered or duplicated event changes
+//! entry and its search document, initialise its statistics and notify. Every step is idempotent, so a redelivered or duplicated event changes
 //! nothing twice. (The service keeps no caches of articles, so there is none to invalidate.)
 //! Steps that do not depend on each other run together, and so do the writes of the neighbour
 //! lists an article enters (16 at a time): an event waits for a few round trips to the table,
@@ -42,13 +42,15 @@ fn embedding_text(title: &str, summary: &str, markdown: &str) -> String {
     text
 }
 
-/// Handles an ArticleWithdrawnEvent: the article's sitemap entry goes (or follows its head, if
-/// it was published again meanwhile).
+/// Handles an ArticleWithdrawnEvent: the article's sitemap entry and search document go (or
+/// follow its head, if it was published again meanwhile).
 pub async fn withdrawn(ctx: &Embedding, body: &str) -> anyhow::Result<Outcome> {
     let event: ArticlePublishedEvent =
         serde_json::from_str(body).context("not an ArticleWithdrawnEvent")?;
     let id: u64 = event.article_id.parse().context("articleId is not an id")?;
-    sitemap_pages::sync(ctx.table.as_ref(), id).await?;
+    let table = ctx.table.as_ref();
+    let sitemap = async { Ok::<_, anyhow::Error>(sitemap_pages::sync(table, id).await?) };
+    try_join!(sitemap, ctx.port.search.sync(table, ctx.port.embedder.model_id(), id))?;
     Ok(Outcome::Done)
 }
 
@@ -90,6 +92,8 @@ async fn follow_up(
         related::note_recent(table, &head),
         initialise_statistics(ctx, id),
     )?;
+    // After the vector item is written: the search document carries the embedding stored.
+    ctx.port.search.sync(table, embedder.model_id(), id).await?;
     notify::notify(ctx, event, &head).await?;
     Ok(Outcome::Done)
 }

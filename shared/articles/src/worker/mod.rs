@@ -26,8 +26,13 @@ use crate::{views, Embedding};
 
 pub use blog_core::ports::events::MAX_DELIVERIES;
 
-/// Handles one message body: an AuthorRenamedEvent, an ArticleWithdrawnEvent, else an
-/// ArticlePublishedEvent.
+/// `type` of the command that rebuilds the search index from the table (a message sent to
+/// the queue: `{"type":"SearchIndexRebuildRequested"}`), after a deployment over an existing
+/// table or a change of the embedder.
+pub const REBUILD_SEARCH_INDEX: &str = "SearchIndexRebuildRequested";
+
+/// Handles one message body: an AuthorRenamedEvent, an ArticleWithdrawnEvent, a
+/// SearchIndexRebuildRequested command, else an ArticlePublishedEvent.
 pub async fn handle(ctx: &Embedding, body: &str) -> anyhow::Result<followup::Outcome> {
     #[derive(serde::Deserialize)]
     struct Kind {
@@ -38,6 +43,12 @@ pub async fn handle(ctx: &Embedding, body: &str) -> anyhow::Result<followup::Out
     match kind.as_deref() {
         Some(authors::AUTHOR_RENAMED) => authors::handle(ctx, body).await,
         Some(events::WITHDRAWN) => followup::withdrawn(ctx, body).await,
+        Some(REBUILD_SEARCH_INDEX) => {
+            let table = ctx.table.as_ref();
+            let articles = ctx.port.search.rebuild(table, ctx.port.embedder.model_id()).await?;
+            tracing::info!(articles, "search index rebuilt");
+            Ok(followup::Outcome::Done)
+        }
         _ => followup::handle(ctx, body).await,
     }
 }

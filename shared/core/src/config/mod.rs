@@ -95,6 +95,10 @@ pub struct Config {
     /// Freshness of an anonymous answer of a cached public read (`Cache-Control: public,
     /// max-age`, `BLOG_PUBLIC_CACHE_SECONDS`; the template's `PublicCacheMaxAge`).
     pub public_cache_max_age: Duration,
+    /// How often a process that searches checks the stored search index for a newer one
+    /// (`BLOG_SEARCH_REFRESH_SECONDS`, 1-60, default 2): a change is searched within this
+    /// time of the worker storing it.
+    pub search_refresh: Duration,
     /// New comments wait for an administrator's approval (`BLOG_COMMENTS_MODERATION`).
     pub comments_moderation: bool,
     /// The period of the scheduled publications' sweep: each run publishes the drafts due
@@ -273,6 +277,7 @@ impl Config {
             public_cache_max_age: Duration::from_secs(
                 parse::<u32>(&lookup, "BLOG_PUBLIC_CACHE_SECONDS", 60)?.into(),
             ),
+            search_refresh: search_refresh(&lookup)?,
             comments_moderation: parse(&lookup, "BLOG_COMMENTS_MODERATION", false)?,
             schedule_period: schedule_period(&lookup)?,
             events_queue_url: lookup("BLOG_EVENTS_QUEUE_URL"),
@@ -352,6 +357,14 @@ fn schedule_period(lookup: &impl Fn(&str) -> Option<String>) -> anyhow::Result<D
     let seconds: u64 = parse(lookup, "BLOG_SCHEDULE_PERIOD_SECONDS", 60)?;
     if !(1..=600).contains(&seconds) {
         bail!("BLOG_SCHEDULE_PERIOD_SECONDS must be between 1 and 600, not {seconds}");
+    }
+    Ok(Duration::from_secs(seconds))
+}
+
+fn search_refresh(lookup: &impl Fn(&str) -> Option<String>) -> anyhow::Result<Duration> {
+    let seconds: u64 = parse(lookup, "BLOG_SEARCH_REFRESH_SECONDS", 2)?;
+    if !(1..=60).contains(&seconds) {
+        bail!("BLOG_SEARCH_REFRESH_SECONDS must be between 1 and 60, not {seconds}");
     }
     Ok(Duration::from_secs(seconds))
 }

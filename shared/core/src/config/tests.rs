@@ -199,3 +199,13 @@ fn registrations_are_limited_to_ten_per_address_unless_configured() {
         assert!(error.contains("BLOG_REGISTRATION_LIMIT"), "{error}");
     }
 }
+
+#[test]
+fn the_search_index_is_checked_every_two_seconds_unless_configured_within_a_minute() {
+    assert_eq!(config(&[]).unwrap().search_refresh, Duration::from_secs(2));
+    let slow = config(&[("BLOG_SEARCH_REFRESH_SECONDS", "30")]).unwrap();
+    assert_eq!(slow.search_refresh, Duration::from_secs(30));
+    for bad in ["0", "61", "soon"] {
+        assert!(config(&[("BLOG_SEARCH_REFRESH_SECONDS", bad)]).is_err(), "{bad}");
+    }
+}

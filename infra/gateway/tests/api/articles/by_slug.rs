@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 
 use crate::{
-    articles::cases::{act, assert_error, assert_ok, create, published, taxonomy},
+    articles::cases::{act, assert_error, assert_ok, create, published, searched, taxonomy},
     support::Api,
 };
 
@@ -53,6 +53,9 @@ async fn blog(api: &Api) -> (String, String, String, String) {
         json!({"title": "Archived", "content": "x", "categoryId": rust, "tagIds": [async_tag]});
     let old = published(api, &admin, old).await;
     assert_ok(&act(api, &admin, &old, "archive").await);
+    // Five publications and an archive: the keyword pages read the index the worker keeps.
+    api.follow_up(6).await;
+    searched(api, "/api/v1/articles?keyword=async", &["Pinned futures", "Tokio tasks"]).await;
     (rust, go, async_tag, web)
 }
 

@@ -51,6 +51,28 @@ pub async fn admin_detail(api: &Api, admin: &str, id: &str) -> Value {
     assert_ok(&reply).clone()
 }
 
+/// The titles of a page's records, in order.
+pub fn page_titles(page: &Value) -> Vec<String> {
+    let records = page["records"].as_array().expect("records");
+    records.iter().map(|r| r["title"].as_str().unwrap_or_default().to_string()).collect()
+}
+
+/// Waits until `path`, a read of the search index, answers a page with exactly `titles` (the
+/// index is the worker's, and a reader loads a newer one within seconds), and returns that
+/// page. Waits for the answer, not for a time: a minute is only the bound on a failure.
+pub async fn searched(api: &Api, path: &str, titles: &[&str]) -> Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let reply = api.call("GET", path, None, None).await;
+        let page = assert_ok(&reply).clone();
+        if page_titles(&page) == titles {
+            return page;
+        }
+        assert!(std::time::Instant::now() < deadline, "{path}: never {titles:?}, still {page}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
 pub async fn count(api: &Api, kind: &str, slug: &str) -> i64 {
     let reply = api.call("GET", &format!("/api/v1/{kind}/slug/{slug}"), None, None).await;
     reply.body["data"]["articleCount"].as_i64().unwrap()

@@ -1,77 +1,209 @@
-//! Keyword search reads a bounded number of items, however many articles carry its words.
+//! Search: the list's `keyword` and `GET /api/v1/search`, read from the index the worker keeps.
 
-use blog_api::{
-    articles::read::MATCHES_READ,
-    ports::table::{n, s, AttributeValue, Item, Write},
-};
 use serde_json::{json, Value};
 
 use crate::{
-    articles::cases::{assert_ok, published},
+    articles::cases::{
+        act, assert_error, assert_ok, create, page_titles, published, searched, taxonomy,
+    },
     support::Api,
 };
 
-/// More search-index links of `word` than a search reads: as if that many older articles (ids
-/// from `first`, published in 2000, so every real article is newer) had it in their title.
-async fn seed_links(api: &Api, word: &str, first: u64, count: u64) {
-    let items: Vec<Item> = (first..first + count)
-        .map(|id| {
-            let item = [
-                ("pk", s(format!("ARTICLE#{id}"))),
-                ("sk", s(format!("A#WORD#{word}"))),
-                ("gsi1pk", s(format!("WORD#{word}"))),
-                ("gsi1sk", s(format!("0#2000-01-01T00:00:00#{id:016}"))),
-                ("articleId", n(id as i64)),
-                ("tagIds", AttributeValue::L(Vec::new())),
-            ];
-            Item::from(
-                item.map(|(name, value)| (name.to_string(), value))
-                    .into_iter()
-                    .collect::<std::collections::HashMap<_, _>>(),
-            )
-        })
-        .collect();
-    for chunk in items.chunks(100) {
-        let writes = chunk.iter().map(|item| Write::Put { item: item.clone(), condition: None });
-        api.table.transact(writes.collect()).await.expect("links seeded");
-    }
+/// A summary of 59 English words ending with `last`.
+fn long_summary(last: &str) -> String {
+    let filler = ["storage", "latency", "clients", "network", "queues", "caching", "indexes"];
+    let mut words: Vec<&str> = (0..58).map(|n| filler[n % filler.len()]).collect();
+    words.push(last);
+    words.join(" ")
 }
 
-fn titles(page: &Value) -> Vec<&str> {
-    page["records"].as_array().unwrap().iter().map(|r| r["title"].as_str().unwrap()).collect()
+/// A Chinese summary of about 300 characters ending with `last`.
+fn long_chinese_summary(last: &str) -> String {
+    format!("{}{last}。", "本文介绍分布式系统中的存储与缓存设计，".repeat(15))
 }
 
-pub async fn a_keyword_search_reads_at_most_1000_matches_in_all_its_words(api: Api) {
+pub async fn a_keyword_matches_every_word_of_title_and_summary_however_late_in_any_script(
+    api: Api,
+) {
     let admin = api.admin_token().await;
-    seed_links(&api, "plentiful", 9_000_000_000, MATCHES_READ as u64 + 200).await;
-    published(&api, &admin, json!({"title": "Plentiful harvest", "content": "x"})).await;
-    tokio::time::sleep(std::time::Duration::from_millis(1050)).await;
-    published(&api, &admin, json!({"title": "Plentiful and rare", "content": "x"})).await;
-    // One word: its newest 1,000 links and the page's heads, whatever the number of matches;
-    // `total` counts the matches read (1,000: the deepest a list is paged anyway).
-    let path = "/api/v1/articles?keyword=plentiful&size=5";
-    let (reply, counts) = api.calls_of(api.call("GET", path, None, None)).await;
-    let page = assert_ok(&reply);
-    assert_eq!(titles(page), ["Plentiful and rare", "Plentiful harvest"], "newest first");
-    assert_eq!(page["total"], json!(MATCHES_READ), "{page}");
-    let bound = MATCHES_READ as u64..=(MATCHES_READ + 5) as u64;
-    assert!(bound.contains(&counts.items_read), "{path}: {counts:?}");
-    assert_eq!(counts.total(), 2, "one Query and one BatchGetItem: {counts:?}");
-    // Two words: 1,000 links in all (the newest 500 of each), the intersection exact within
-    // them; five words of 1,200 links each: 1,000 links in all too.
-    let path = "/api/v1/articles?keyword=plentiful%20rare";
-    let (reply, counts) = api.calls_of(api.call("GET", path, None, None)).await;
-    let page = assert_ok(&reply);
-    assert_eq!((titles(page), page["total"].clone()), (vec!["Plentiful and rare"], json!(1)));
-    assert!(counts.items_read <= (MATCHES_READ + 10) as u64, "{path}: {counts:?}");
-    for word in ["abundant", "copious", "ample", "profuse"] {
-        seed_links(&api, word, 9_000_000_000, MATCHES_READ as u64 + 200).await;
+    let english = json!({"title": "Operating notes", "content": "Airships and dirigibles.",
+        "summary": long_summary("zeppelin")});
+    let chinese = json!({"title": "系统设计笔记", "content": "x",
+        "summary": long_chinese_summary("量子计算")});
+    let pinned = json!({"title": "Rust release notes", "content": "x", "isTop": 1});
+    for body in [english, chinese, pinned] {
+        published(&api, &admin, body).await;
     }
-    let path = "/api/v1/articles?keyword=plentiful%20abundant%20copious%20ample%20profuse";
-    let (reply, counts) = api.calls_of(api.call("GET", path, None, None)).await;
+    api.follow_up(3).await;
+    // The 59th word of a summary, and the last characters of a 300-character one.
+    searched(&api, "/api/v1/articles?keyword=zeppelin", &["Operating notes"]).await;
+    let cjk = "/api/v1/articles?keyword=%E9%87%8F%E5%AD%90%E8%AE%A1%E7%AE%97";
+    searched(&api, cjk, &["系统设计笔记"]).await;
+    // Fullwidth and upper case fold; the last word matches as a prefix; every word must match.
+    let fullwidth = "/api/v1/articles?keyword=%EF%BC%B2%EF%BC%B5%EF%BC%B3%EF%BC%B4";
+    searched(&api, fullwidth, &["Rust release notes"]).await;
+    searched(&api, "/api/v1/articles?keyword=zepp", &["Operating notes"]).await;
+    searched(&api, "/api/v1/articles?keyword=notes", &["Rust release notes", "Operating notes"])
+        .await;
+    searched(&api, "/api/v1/articles?keyword=notes%20zeppelin", &["Operating notes"]).await;
+    let none = searched(&api, "/api/v1/articles?keyword=notes%20haskell", &[]).await;
+    assert_eq!(none["total"], json!(0));
+    // The body is not the keyword's (the spec matches it against title and summary); the
+    // search's it is.
+    searched(&api, "/api/v1/search?q=dirigibles", &["Operating notes"]).await;
+    searched(&api, "/api/v1/articles?keyword=dirigibles", &[]).await;
+}
+
+pub async fn a_search_ranks_title_matches_first_and_marks_where_its_words_matched(api: Api) {
+    let admin = api.admin_token().await;
+    let security = taxonomy(&api, &admin, "categories", "Security").await;
+    let java = taxonomy(&api, &admin, "tags", "Java").await;
+    let long_body = format!(
+        "{}\n\nFinally the borrow checker explains itself.",
+        "Paragraph about memory and ownership. ".repeat(60)
+    );
+    let bodies = [
+        json!({"title": "Borrow checker explained", "content": "Short body."}),
+        json!({"title": "Misc notes", "content": long_body}),
+        json!({"title": "Java 安全管理器", "content": "沙箱与权限。", "categoryId": security,
+            "tagIds": [java]}),
+        json!({"title": "如何配置策略", "content": "在java中启用安全管理器的步骤。",
+            "categoryId": security}),
+        json!({"title": "<b>Bold</b> claims", "content": "x"}),
+    ];
+    for body in bodies {
+        published(&api, &admin, body).await;
+    }
+    api.follow_up(5).await;
+    let page = searched(
+        &api,
+        "/api/v1/search?q=borrow%20checker",
+        &["Borrow checker explained", "Misc notes"],
+    )
+    .await;
+    let (first, second) = (&page["records"][0], &page["records"][1]);
+    assert!(first["score"].as_f64() > second["score"].as_f64(), "{page}");
+    assert_eq!(
+        first["highlights"]["title"],
+        json!("<mark>Borrow</mark> <mark>checker</mark> explained")
+    );
+    assert_eq!(second["highlights"]["title"], Value::Null);
+    let content = second["highlights"]["content"].as_str().expect("a body fragment");
+    assert!(content.contains("<mark>borrow</mark> <mark>checker</mark>"), "{content}");
+    assert!(content.chars().count() <= 200, "{content}");
+    // A list item's fields, with the search's own.
+    for field in ["id", "summary", "publishTime", "authorName", "tags", "viewCount"] {
+        assert!(first.get(field).is_some(), "{field}: {first}");
+    }
+    assert_eq!((page["total"].clone(), page["size"].clone()), (json!(2), json!(10)));
+    // Chinese: a title match before a body-only one; any run of characters matches.
+    let cjk = "/api/v1/search?q=%E5%AE%89%E5%85%A8";
+    let page = searched(&api, cjk, &["Java 安全管理器", "如何配置策略"]).await;
+    assert_eq!(page["records"][0]["highlights"]["title"], json!("Java <mark>安全</mark>管理器"));
+    let fragment = page["records"][1]["highlights"]["content"].as_str().unwrap();
+    assert!(fragment.contains("<mark>安全</mark>"), "{fragment}");
+    // Category and tag names are searched; the filters are exact.
+    searched(&api, "/api/v1/search?q=security", &["Java 安全管理器", "如何配置策略"]).await;
+    let filtered = format!("/api/v1/search?q=%E5%AE%89%E5%85%A8&tagId={java}");
+    searched(&api, &filtered, &["Java 安全管理器"]).await;
+    let other = format!("/api/v1/search?q=borrow&categoryId={security}");
+    searched(&api, &other, &[]).await;
+    // Search as you type, one typo in a long word, and text shown as text.
+    searched(&api, "/api/v1/search?q=borrow%20chec", &["Borrow checker explained", "Misc notes"])
+        .await;
+    searched(&api, "/api/v1/search?q=explaned", &["Borrow checker explained"]).await;
+    let bold = searched(&api, "/api/v1/search?q=bold", &["<b>Bold</b> claims"]).await;
+    assert_eq!(
+        bold["records"][0]["highlights"]["title"],
+        json!("&lt;b&gt;<mark>Bold</mark>&lt;/b&gt; claims")
+    );
+    // Paging: exact totals on every page.
+    let second_page =
+        searched(&api, "/api/v1/search?q=borrow&size=1&page=2", &["Misc notes"]).await;
+    assert_eq!((second_page["total"].clone(), second_page["pages"].clone()), (json!(2), json!(2)));
+}
+
+pub async fn a_change_is_searched_after_every_step_of_an_articles_life(api: Api) {
+    let admin = api.admin_token().await;
+    let draft = create(&api, &admin, json!({"title": "Quasar survey", "content": "x"})).await;
+    searched(&api, "/api/v1/search?q=quasar", &[]).await;
+    assert_ok(&act(&api, &admin, &draft, "publish").await);
+    api.follow_up(1).await;
+    searched(&api, "/api/v1/search?q=quasar", &["Quasar survey"]).await;
+    let update = json!({"title": "Pulsar survey", "content": "x", "version": 1});
+    let path = format!("/api/v1/admin/articles/{draft}");
+    assert_ok(&api.call("PUT", &path, Some(&admin), Some(update)).await);
+    api.follow_up(1).await;
+    searched(&api, "/api/v1/search?q=pulsar", &["Pulsar survey"]).await;
+    searched(&api, "/api/v1/search?q=quasar", &[]).await;
+    for (action, expected) in [("archive", vec![]), ("unarchive", vec!["Pulsar survey"])] {
+        assert_ok(&act(&api, &admin, &draft, action).await);
+        api.follow_up(1).await;
+        searched(&api, "/api/v1/search?q=pulsar", &expected).await;
+    }
+    assert_ok(&api.call("DELETE", &path, Some(&admin), None).await);
+    api.follow_up(1).await;
+    searched(&api, "/api/v1/search?q=pulsar", &[]).await;
+    searched(&api, "/api/v1/articles?keyword=pulsar", &[]).await;
+}
+
+pub async fn semantic_and_hybrid_search_rank_by_meaning_within_a_budget_per_client(api: Api) {
+    let admin = api.admin_token().await;
+    let bodies = [
+        json!({"title": "Sourdough starter", "content": "Flour, water, wild yeast and patience make bread rise."}),
+        json!({"title": "Tuning database indexes", "content": "Query plans, index selectivity and table scans."}),
+    ];
+    for body in bodies {
+        published(&api, &admin, body).await;
+    }
+    api.follow_up(2).await;
+    searched(&api, "/api/v1/search?q=sourdough", &["Sourdough starter"]).await;
+    let semantic = "/api/v1/search?q=baking%20bread%20with%20yeast&mode=semantic";
+    let reply = api.call("GET", semantic, None, None).await;
     let page = assert_ok(&reply);
-    // The newest 200 of each word: of `plentiful`'s, the two articles and 198 seeded links,
-    // which the four other words' newest 200 hold.
-    assert_eq!(page["total"], json!(MATCHES_READ / 5 - 2), "{page}");
-    assert!(counts.items_read <= (MATCHES_READ + 10) as u64, "{path}: {counts:?}");
+    assert_eq!(page_titles(page)[0], "Sourdough starter", "{page}");
+    // Ranked by meaning; the words found in it are marked still.
+    let content = page["records"][0]["highlights"]["content"].as_str().unwrap_or_default();
+    assert!(content.contains("<mark>yeast</mark>"), "{page}");
+    let hybrid = "/api/v1/search?q=index%20selectivity&mode=hybrid";
+    let reply = api.call("GET", hybrid, None, None).await;
+    assert_eq!(page_titles(assert_ok(&reply))[0], "Tuning database indexes");
+    // New query embeddings are limited per client (20 a minute, the two above included); a
+    // query embedded before is free.
+    for n in 0..18 {
+        let path = format!("/api/v1/search?q=question%20number%20{n}&mode=semantic");
+        assert_ok(&api.call("GET", &path, None, None).await);
+    }
+    let limited = api.call("GET", "/api/v1/search?q=one%20more&mode=semantic", None, None).await;
+    assert_error(&limited, 429, "TOO_MANY_REQUESTS");
+    let retry: u64 = limited.headers["retry-after"].parse().expect("Retry-After in seconds");
+    assert!((1..=60).contains(&retry), "{retry}");
+    assert_ok(&api.call("GET", semantic, None, None).await);
+    let text = api.call("GET", "/api/v1/search?q=one%20more", None, None).await;
+    assert_ok(&text);
+}
+
+pub async fn search_parameters_are_checked_in_the_articles_envelope(api: Api) {
+    let long = "%E5%AE%89".repeat(201);
+    for query in [
+        String::new(),
+        "q=".into(),
+        "q=%20%20".into(),
+        format!("q={long}"),
+        "q=rust&mode=fuzzy".into(),
+        "q=rust&size=51".into(),
+        "q=rust&size=0".into(),
+        "q=rust&page=0".into(),
+        "q=rust&page=21&size=50".into(),
+        "q=rust&categoryId=abc".into(),
+        "q=rust&tagId=-1".into(),
+    ] {
+        let reply = api.call("GET", &format!("/api/v1/search?{query}"), None, None).await;
+        assert_error(&reply, 400, "PARAM_ERROR");
+    }
+    // Words of one letter or punctuation only: nothing to search, nothing found.
+    for query in ["q=a", "q=%21%3F"] {
+        let reply = api.call("GET", &format!("/api/v1/search?{query}"), None, None).await;
+        assert_eq!(assert_ok(&reply)["total"], json!(0));
+    }
 }

@@ -61,6 +61,9 @@ impl Instance {
         if let Some(events) = api.ctx.events().cloned() {
             ctx = ctx.with_events(events);
         }
+        if let Ok(embedder) = api.ctx.require_embedder() {
+            ctx = ctx.with_embedder(embedder);
+        }
         let router = local_gateway::app(ctx.clone()).expect("every area has its ports");
         Instance { ctx, router }
     }

@@ -206,11 +206,7 @@ impl Api {
     /// Hands the worker one event, as one delivery of a message: the follow-up's outcome.
     pub async fn handle_event(&self, body: &str) -> anyhow::Result<Outcome> {
         let Some(stack) = &self.stack else {
-            return blog_api::articles::followup::handle(
-                &AreaState::from_context(&self.ctx)?,
-                body,
-            )
-            .await;
+            return worker::handle(&AreaState::from_context(&self.ctx)?, body).await;
         };
         let id = format!("m-{}", super::uuid_like());
         let message = Message { id: id.clone(), body: body.to_string(), receive_count: 1 };

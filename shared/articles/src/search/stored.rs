@@ -1,0 +1,174 @@
+//! The index as one object of the bucket ([`INDEX_KEY`]), and the worker's side of it: every
+//! change is a read of the object (free while the worker's copy is current), a change made in
+//! memory from the table's state, and a conditional write (`If-Match` the entity tag read, or
+//! `If-None-Match: *` for the first), retried from a fresh read when another worker wrote
+//! first. So two workers never lose each other's update, and events handled out of order leave
+//! the table's latest state: the table is read after the object, each attempt.
+
+use std::sync::Arc;
+
+use anyhow::Context;
+use blog_core::ports::{
+    blobs::{Blobs, Fetched, Put, PutCondition},
+    table::Table,
+};
+use blog_search::{SearchError, SearchIndex};
+
+use super::documents;
+
+/// Key of the index object in the bucket (on disk, under the local blob store's directory).
+pub const INDEX_KEY: &str = "search/articles.index";
+/// Content type of the index object.
+const CONTENT_TYPE: &str = "application/octet-stream";
+/// Writes attempted before a change gives up (the event is then redelivered).
+const ATTEMPTS: usize = 8;
+
+/// The worker's copy of the index, kept between events so that an unchanged object is not read
+/// again.
+pub struct IndexKeeper {
+    blobs: Arc<dyn Blobs>,
+    held: tokio::sync::Mutex<Option<Held>>,
+}
+
+struct Held {
+    index: SearchIndex,
+    etag: String,
+}
+
+/// What a change did to the index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Synced {
+    /// The article is in the index as the table holds it.
+    Indexed,
+    /// The article is not published: it is not in the index.
+    Removed,
+}
+
+/// The index as read: its copy and what the write must be conditioned on.
+struct Current {
+    index: SearchIndex,
+    condition: PutCondition,
+}
+
+impl IndexKeeper {
+    /// A keeper of the index object in `blobs`.
+    pub fn new(blobs: Arc<dyn Blobs>) -> Self {
+        Self { blobs, held: tokio::sync::Mutex::new(None) }
+    }
+
+    /// Brings article `id` in the index to its state in the table (indexed while published,
+    /// with its stored embedding of `model`; removed otherwise): read the object, then the
+    /// article, change, write; again from a fresh read when another writer came first. A
+    /// missing or unreadable object (another format) is first rebuilt from the table.
+    pub async fn sync(&self, table: &dyn Table, model: &str, id: u64) -> anyhow::Result<Synced> {
+        let mut held = self.held.lock().await;
+        for _ in 0..ATTEMPTS {
+            let Current { mut index, condition } = self.current(held.take(), table, model).await?;
+            let document = documents::current(table, id, model).await?;
+            let synced = match document {
+                Some(document) => {
+                    if let Err(SearchError::DimensionMismatch { .. }) =
+                        index.upsert([document.clone()])
+                    {
+                        // The embedder changed: the index is rebuilt with this model's vectors.
+                        index = built(table, model).await?;
+                        index.upsert([document])?;
+                    }
+                    Synced::Indexed
+                }
+                None => {
+                    index.remove([id.to_string()])?;
+                    Synced::Removed
+                }
+            };
+            if let Some(stored) = self.store(index, condition).await? {
+                *held = Some(stored);
+                return Ok(synced);
+            }
+            tracing::info!(article_id = id, "another worker wrote the search index meanwhile");
+        }
+        anyhow::bail!("the search index changed under {ATTEMPTS} attempts to write it")
+    }
+
+    /// Rebuilds the whole index from the table and stores it; answers how many articles it
+    /// holds.
+    pub async fn rebuild(&self, table: &dyn Table, model: &str) -> anyhow::Result<usize> {
+        let mut held = self.held.lock().await;
+        for _ in 0..ATTEMPTS {
+            let condition = match self.blobs.get(INDEX_KEY, None).await? {
+                Fetched::Found { etag, .. } => PutCondition::Matches(etag),
+                Fetched::Missing | Fetched::Unchanged => PutCondition::Absent,
+            };
+            let index = built(table, model).await?;
+            if let Some(stored) = self.store(index, condition).await? {
+                let count = stored.index.len();
+                *held = Some(stored);
+                return Ok(count);
+            }
+        }
+        anyhow::bail!("the search index changed during {ATTEMPTS} rebuilds")
+    }
+
+    /// The index as stored now: the held copy when the object is unchanged, else the object
+    /// read, else (missing or unreadable) one rebuilt from the table.
+    async fn current(
+        &self,
+        held: Option<Held>,
+        table: &dyn Table,
+        model: &str,
+    ) -> anyhow::Result<Current> {
+        let etag = held.as_ref().map(|held| held.etag.clone());
+        match self.blobs.get(INDEX_KEY, etag.as_deref()).await.context("reading the index")? {
+            Fetched::Unchanged => {
+                let held = held.context("an unchanged answer to an unconditional read")?;
+                Ok(Current { index: held.index, condition: PutCondition::Matches(held.etag) })
+            }
+            Fetched::Found { bytes, etag } => {
+                let condition = PutCondition::Matches(etag);
+                match tokio::task::spawn_blocking(move || SearchIndex::from_bundle(&bytes)).await? {
+                    Ok(index) => Ok(Current { index, condition }),
+                    Err(error) => {
+                        tracing::warn!(%error, "the stored search index is unreadable; rebuilding it");
+                        Ok(Current { index: built(table, model).await?, condition })
+                    }
+                }
+            }
+            Fetched::Missing => {
+                tracing::info!("no search index is stored yet; building it from the table");
+                Ok(Current { index: built(table, model).await?, condition: PutCondition::Absent })
+            }
+        }
+    }
+
+    /// Writes `index` under `condition`; `None` when another writer came first.
+    async fn store(
+        &self,
+        index: SearchIndex,
+        condition: PutCondition,
+    ) -> anyhow::Result<Option<Held>> {
+        let (index, bundle) = tokio::task::spawn_blocking(move || {
+            let bundle = index.to_bundle();
+            (index, bundle)
+        })
+        .await?;
+        let put = self.blobs.put(INDEX_KEY, bundle?, CONTENT_TYPE, condition).await?;
+        Ok(match put {
+            Put::Stored { etag } => Some(Held { index, etag }),
+            Put::ConditionFailed => None,
+        })
+    }
+}
+
+/// An index of every published article as the table holds them.
+async fn built(table: &dyn Table, model: &str) -> anyhow::Result<SearchIndex> {
+    let articles = documents::every_published(table, model).await?;
+    let count = articles.len();
+    let index = tokio::task::spawn_blocking(move || {
+        let mut index = SearchIndex::new()?;
+        index.upsert(articles)?;
+        Ok::<_, SearchError>(index)
+    })
+    .await??;
+    tracing::info!(articles = count, "search index built from the table");
+    Ok(index)
+}
