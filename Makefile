@@ -101,6 +101,13 @@ generate: routes openapi modules
 create-admin:
 	$(CARGO) run -p local-gateway --bin blog-gateway -- create-admin
 
+## reindex: rebuild the search index from the table (the configuration's: BLOG_STORE and
+## BLOG_DATA_DIR for `make dev`'s, or BLOG_STORE=dynamodb, BLOG_TABLE_NAME and BLOG_BUCKET_NAME
+## for a deployed stack's) and delete the search-token items of earlier versions
+.PHONY: reindex
+reindex:
+	$(CARGO) run -p local-gateway --bin blog-gateway -- reindex-search
+
 ## test: formatting, lints, unit and API tests on every target (in-process, the gateway on the
 ## emulators, the stack), API fuzzing, the smoke test on the gateway and the stack, template
 ## lint, the IAM report; each step's time is printed (what CI spends where).

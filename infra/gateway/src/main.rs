@@ -3,7 +3,7 @@
 
 use anyhow::Context;
 use blog_api::{
-    auth::bootstrap, comments, config::Config, files, index_migration, setup, telemetry,
+    articles, auth::bootstrap, comments, config::Config, files, index_migration, setup, telemetry,
 };
 use clap::{Parser, Subcommand};
 
@@ -41,6 +41,12 @@ enum Command {
     /// thread's entry; once done, markers make later runs read two items. Run it once after
     /// deploying this version over an older table (BLOG_STORE=dynamodb, BLOG_TABLE_NAME).
     MigrateIndexes,
+    /// Rebuild the search index from the table and store it where the configuration keeps it
+    /// (the local blob store, or BLOG_BUCKET_NAME's search/articles.index), then delete the
+    /// search-token items versions before the index wrote. Run it after deploying over an
+    /// existing table or changing the embedder; in AWS the worker does the same on the message
+    /// {"type":"SearchIndexRebuildRequested"}.
+    ReindexSearch,
 }
 
 #[tokio::main]
@@ -89,6 +95,17 @@ async fn main() -> anyhow::Result<()> {
                     println!("an account named {username} exists already; nothing changed")
                 }
             }
+        }
+        Command::ReindexSearch => {
+            let table =
+                setup::open_table(&Config { create_table: false, ..config.clone() }).await?;
+            let blobs = setup::gateway_blobs(&config).await?;
+            let embedder = setup::embedder(&config).await?;
+            let keeper = articles::search::IndexKeeper::new(blobs);
+            let count = keeper.rebuild(table.as_ref(), embedder.model_id()).await?;
+            println!("search index rebuilt: {count} published articles");
+            let tokens = articles::maintenance::remove_search_tokens(table.as_ref()).await?;
+            println!("{tokens} search-token items of earlier versions deleted");
         }
         Command::MigrateIndexes => {
             // The table alone: no secret, and no table created (a deployed one comes from the

@@ -122,7 +122,10 @@ async fn every_sample_event_is_answered_by_its_function(
     table: Arc<dyn Table>,
     events: Option<Arc<dyn blog_api::ports::events::EventQueue>>,
 ) {
-    let ctx = context(table, events).await;
+    // The bucket: the search index the worker keeps and the articles function reads.
+    let blob_dir = tempfile::tempdir().unwrap();
+    let blobs = LocalBlobs::open(blob_dir.path(), "http://blobs.events", b"events-blob-key");
+    let ctx = context(table, events).await.with_blobs(Arc::new(blobs.unwrap()));
     let auth_fn = lambda::service(&api::AUTH, ctx.clone()).unwrap();
     let users_fn = lambda::service(&api::USERS, ctx.clone()).unwrap();
     let admin =
@@ -172,9 +175,6 @@ async fn every_sample_event_is_answered_by_its_function(
 /// is answered by its function with neither a server error nor the "no such endpoint" 404.
 async fn replay_the_rest(ctx: &AppContext, values: &HashMap<&str, String>) {
     let events = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../events");
-    let dir = tempfile::tempdir().unwrap();
-    let store = LocalBlobs::open(dir.path(), "http://blobs.events", b"events-blob-key").unwrap();
-    let ctx = ctx.clone().with_blobs(Arc::new(store));
     for function in api::FUNCTIONS {
         let service = lambda::service(function, ctx.clone()).unwrap();
         let mut files: Vec<_> = std::fs::read_dir(events.join(function.name))
@@ -233,6 +233,7 @@ async fn replay_articles(ctx: &AppContext, values: &mut HashMap<&str, String>) {
         (&public, "articles/list-filtered.json"),
         (&public, "articles/detail.json"),
         (&public, "articles/related.json"),
+        (&public, "articles/search.json"),
         (&admin, "admin-articles/archive.json"),
         (&admin, "admin-articles/unarchive.json"),
         (&admin, "admin-articles/delete.json"),

@@ -38,6 +38,9 @@ pub struct ArticlePublishedEvent {
 
 /// `type` of the event of an article that stopped being published.
 pub const WITHDRAWN: &str = "ArticleWithdrawnEvent";
+/// `type` of the event of a published article whose category or tag was renamed: its search
+/// document follows (nothing else the follow-up does depends on the names).
+pub const RELABELLED: &str = "ArticleRelabelledEvent";
 
 impl ArticlePublishedEvent {
     /// The event for an article that is published as `head`.
@@ -48,6 +51,11 @@ impl ArticlePublishedEvent {
     /// The event for an article that was published and no longer is (`head`: as it is now).
     pub fn withdrawn(head: &ArticleHead) -> Self {
         Self::typed(WITHDRAWN, head)
+    }
+
+    /// The event for a published article, `head`, whose category or tag names changed.
+    pub fn relabelled(head: &ArticleHead) -> Self {
+        Self::typed(RELABELLED, head)
     }
 
     /// The event of an article changed from `before` to `after`, when the change concerns the

@@ -54,6 +54,16 @@ pub async fn withdrawn(ctx: &Embedding, body: &str) -> anyhow::Result<Outcome> {
     Ok(Outcome::Done)
 }
 
+/// Handles an ArticleRelabelledEvent: the article's search document shows its category's and
+/// tags' names as they are now.
+pub async fn relabelled(ctx: &Embedding, body: &str) -> anyhow::Result<Outcome> {
+    let event: ArticlePublishedEvent =
+        serde_json::from_str(body).context("not an ArticleRelabelledEvent")?;
+    let id: u64 = event.article_id.parse().context("articleId is not an id")?;
+    ctx.port.search.sync(ctx.table.as_ref(), ctx.port.embedder.model_id(), id).await?;
+    Ok(Outcome::Done)
+}
+
 /// Handles one message body: the article's sitemap entry (whatever its state now) beside the
 /// rest, which runs while it is published.
 pub async fn handle(ctx: &Embedding, body: &str) -> anyhow::Result<Outcome> {

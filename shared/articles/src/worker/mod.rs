@@ -31,8 +31,9 @@ pub use blog_core::ports::events::MAX_DELIVERIES;
 /// table or a change of the embedder.
 pub const REBUILD_SEARCH_INDEX: &str = "SearchIndexRebuildRequested";
 
-/// Handles one message body: an AuthorRenamedEvent, an ArticleWithdrawnEvent, a
-/// SearchIndexRebuildRequested command, else an ArticlePublishedEvent.
+/// Handles one message body: an AuthorRenamedEvent, an ArticleWithdrawnEvent, an
+/// ArticleRelabelledEvent, a SearchIndexRebuildRequested command, else an
+/// ArticlePublishedEvent.
 pub async fn handle(ctx: &Embedding, body: &str) -> anyhow::Result<followup::Outcome> {
     #[derive(serde::Deserialize)]
     struct Kind {
@@ -43,6 +44,7 @@ pub async fn handle(ctx: &Embedding, body: &str) -> anyhow::Result<followup::Out
     match kind.as_deref() {
         Some(authors::AUTHOR_RENAMED) => authors::handle(ctx, body).await,
         Some(events::WITHDRAWN) => followup::withdrawn(ctx, body).await,
+        Some(events::RELABELLED) => followup::relabelled(ctx, body).await,
         Some(REBUILD_SEARCH_INDEX) => {
             let table = ctx.table.as_ref();
             let articles = ctx.port.search.rebuild(table, ctx.port.embedder.model_id()).await?;

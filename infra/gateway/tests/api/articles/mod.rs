@@ -35,6 +35,7 @@ on_every_target!(
     search::a_change_is_searched_after_every_step_of_an_articles_life,
     search::semantic_and_hybrid_search_rank_by_meaning_within_a_budget_per_client,
     search::search_parameters_are_checked_in_the_articles_envelope,
+    search::a_renamed_category_or_tag_is_searched_under_its_new_name,
     by_slug::a_tags_articles_are_the_list_filtered_by_its_id,
     by_slug::a_categorys_articles_are_the_list_filtered_by_its_id,
     by_slug::an_unknown_or_malformed_slug_is_not_found_in_the_articles_envelope,

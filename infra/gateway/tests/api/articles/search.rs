@@ -207,3 +207,34 @@ pub async fn search_parameters_are_checked_in_the_articles_envelope(api: Api) {
         assert_eq!(assert_ok(&reply)["total"], json!(0));
     }
 }
+
+pub async fn a_renamed_category_or_tag_is_searched_under_its_new_name(api: Api) {
+    let admin = api.admin_token().await;
+    let category = taxonomy(&api, &admin, "categories", "Astronomy").await;
+    let tag = taxonomy(&api, &admin, "tags", "Telescopes").await;
+    let body = json!({"title": "Night sky", "content": "x", "categoryId": category,
+        "tagIds": [tag]});
+    published(&api, &admin, body).await;
+    api.follow_up(1).await;
+    searched(&api, "/api/v1/search?q=astronomy%20telescopes", &["Night sky"]).await;
+    let renames = [
+        (format!("/api/v1/admin/categories/{category}"), json!({"name": "Cosmology"})),
+        (format!("/api/v1/admin/tags/{tag}"), json!({"name": "Observatories"})),
+    ];
+    for (path, body) in renames {
+        assert_eq!(api.call("PUT", &path, Some(&admin), Some(body)).await.status, 200);
+    }
+    // Each rename wrote the article's ArticleRelabelledEvent to the outbox; the sweep sends
+    // them, and the worker brings the article's search document up to date.
+    // (A sweep leaves the events of its own millisecond to their request: swept again.)
+    let mut swept = 0;
+    while swept < 2 {
+        let delivered = api.sweep_outbox().await.unwrap();
+        assert!(delivered > 0 || swept > 0, "the renames wrote their events");
+        swept += delivered;
+    }
+    assert_eq!(swept, 2, "one event per rename");
+    api.follow_up(2).await;
+    searched(&api, "/api/v1/search?q=cosmology%20observatories", &["Night sky"]).await;
+    searched(&api, "/api/v1/search?q=astronomy", &[]).await;
+}

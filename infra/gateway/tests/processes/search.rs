@@ -1,0 +1,112 @@
+//! Search on `make dev`: the gateway's own worker keeps the index in the data directory's blob
+//! store, readers find a publication within seconds, and `reindex-search` (`make reindex`)
+//! rebuilds a lost index from the table.
+
+use std::{
+    path::Path,
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use serde_json::{json, Value};
+
+use super::free_port;
+
+const BIN: &str = env!("CARGO_BIN_EXE_blog-gateway");
+
+fn gateway(data_dir: &Path, port: u16, args: &[&str]) -> Command {
+    let mut command = Command::new(BIN);
+    command
+        .args(args)
+        .env_clear()
+        .env("BLOG_DATA_DIR", data_dir)
+        .env("BLOG_PORT", port.to_string())
+        .env("BLOG_ADMIN_USERNAME", "finder")
+        .env("BLOG_ADMIN_PASSWORD", "Finder123")
+        .env("BLOG_ADMIN_EMAIL", "finder@example.com")
+        .env("BLOG_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    command
+}
+
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+async fn start(data_dir: &Path, port: u16) -> Running {
+    let running = Running(gateway(data_dir, port, &["serve"]).spawn().expect("gateway starts"));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "gateway did not listen on {port}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    running
+}
+
+async fn call(port: u16, method: &str, path: &str, token: Option<&str>, body: Value) -> Value {
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+    let mut request =
+        reqwest::Client::new().request(method, format!("http://127.0.0.1:{port}{path}"));
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    if !body.is_null() {
+        request = request.json(&body);
+    }
+    request.send().await.unwrap().json().await.unwrap()
+}
+
+/// Waits until the search for `q` finds exactly `titles` (the worker's index reaches the
+/// readers within seconds): waits for the answer, a minute being only a failure's bound.
+async fn searched(port: u16, q: &str, titles: &[&str]) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let page = call(port, "GET", &format!("/api/v1/search?q={q}"), None, Value::Null).await;
+        let records = page["data"]["records"].as_array().cloned().unwrap_or_default();
+        let found: Vec<&str> = records.iter().filter_map(|r| r["title"].as_str()).collect();
+        if found == titles {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{q}: never {titles:?}, still {page}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn the_gateways_worker_keeps_the_index_on_disk_and_reindex_rebuilds_it() {
+    let data = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let index = data.path().join("blobs/objects/search");
+    {
+        let _gateway = start(data.path(), port).await;
+        let login = json!({"username": "finder", "password": "Finder123"});
+        let session = call(port, "POST", "/api/v1/auth/login", None, login).await;
+        let token = session["data"]["token"].as_str().expect("a token").to_string();
+        for (title, content) in [("Lighthouse keeping", "灯塔看守人的日常"), ("Tide tables", "x")]
+        {
+            let body = json!({"title": title, "content": content});
+            let created = call(port, "POST", "/api/v1/admin/articles", Some(&token), body).await;
+            let id = created["data"].as_str().expect("an id").to_string();
+            let path = format!("/api/v1/admin/articles/{id}/publish");
+            assert_eq!(call(port, "PUT", &path, Some(&token), Value::Null).await["code"], 200);
+        }
+        searched(port, "lighthouse", &["Lighthouse keeping"]).await;
+        searched(port, "%E7%81%AF%E5%A1%94", &["Lighthouse keeping"]).await;
+    }
+    assert!(index.is_dir(), "the index is in the data directory's blob store");
+    std::fs::remove_dir_all(&index).unwrap();
+    let rebuilt = gateway(data.path(), 0, &["reindex-search"]).output().unwrap();
+    assert!(rebuilt.status.success());
+    let said = String::from_utf8_lossy(&rebuilt.stdout).to_string();
+    assert!(said.contains("search index rebuilt: 2 published articles"), "{said}");
+    assert!(index.is_dir(), "stored again");
+    let _gateway = start(data.path(), port).await;
+    searched(port, "tide", &["Tide tables"]).await;
+}
