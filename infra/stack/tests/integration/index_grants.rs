@@ -31,7 +31,7 @@ fn each_function_queries_only_the_indexes_of_its_audience_and_no_anonymous_one_t
         ("CommentsFunction", &[][..]),
         ("AdminCommentsFunction", &["gsi3"][..]),
         ("OutboxSweepFunction", &["gsi3"][..]),
-        ("WorkerFunction", &["gsi2", "gsi3"][..]),
+        ("WorkerFunction", &["gsi1", "gsi2", "gsi3"][..]),
         ("AuthFunction", &[][..]),
         ("UsersFunction", &[][..]),
         ("OpsFunction", &[][..]),

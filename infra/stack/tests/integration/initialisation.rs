@@ -58,6 +58,8 @@ fn inside_lambda_a_function_without_blog_store_uses_dynamodb() {
         .env("AWS_ACCESS_KEY_ID", "test")
         .env("AWS_SECRET_ACCESS_KEY", "test")
         .env("BLOG_TABLE_NAME", "blog")
+        // The search index's bucket, as the template sets it.
+        .env("BLOG_BUCKET_NAME", "uploads")
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);

@@ -25,7 +25,7 @@ pub(crate) fn policies() -> BTreeMap<String, Policy> {
 }
 
 /// One partition key of each kind of partition of the table (docs/data-model.md).
-const PARTITIONS: [&str; 34] = [
+const PARTITIONS: [&str; 35] = [
     "USER#7",
     "USERNAME#ada",
     "EMAIL#ada@example.com",
@@ -60,6 +60,7 @@ const PARTITIONS: [&str; 34] = [
     "NOTIFIED#5",
     "METRICS",
     "CONFIG",
+    "SEARCHRATE#192.0.2.1",
 ];
 
 /// Every action on the table's items.
@@ -119,12 +120,14 @@ fn table_uses(function: &str) -> Uses {
         ],
         "CategoriesFunction" => &[
             (&["CATEGORIES", "CATSLUG#news", "COUNTER#CATEGORY", "ARTICLE#5"], READ_WRITE),
+            (&["OUTBOX"], &["PutItem"]),
             TOKEN_CHECK,
             METRICS,
             LOGGER_LEVELS,
         ],
         "TagsFunction" => &[
             (&["TAGS", "TAGSLUG#rust", "COUNTER#TAG", "ARTICLE#5"], READ_WRITE),
+            (&["OUTBOX"], &["PutItem"]),
             TOKEN_CHECK,
             METRICS,
             LOGGER_LEVELS,
@@ -146,6 +149,7 @@ fn table_uses(function: &str) -> Uses {
             (&["VIEWED#0cc175b9"], &["PutItem"]),
             (&["ARTICLE#5"], &["ConditionCheckItem"]),
             (&["SITEMAP"], &["BatchGetItem", "Query"]),
+            (&["SEARCHRATE#192.0.2.1"], &["PutItem", "UpdateItem"]),
             METRICS,
             LOGGER_LEVELS,
         ],

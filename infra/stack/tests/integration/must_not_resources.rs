@@ -88,6 +88,27 @@ fn files_lists_and_touches_objects_under_its_two_prefixes_only() {
 }
 
 #[test]
+fn the_search_index_is_written_by_the_worker_and_read_by_the_articles_function_only() {
+    for (function, policy) in &policies() {
+        for action in ["GetObject", "PutObject", "DeleteObject", "PutObjectTagging"] {
+            let expected = match function.as_str() {
+                "WorkerFunction" => ["GetObject", "PutObject"].contains(&action),
+                "ArticlesFunction" => action == "GetObject",
+                _ => false,
+            };
+            let granted = allows(policy, &probe::object(action, "search/articles.index"));
+            assert_eq!(granted, expected, "{function} {action} search/articles.index");
+        }
+        // A missing index is a 404 (no index yet), not a 403, to its two users (and the ops
+        // function, whose health check lists the whole bucket).
+        let lists = allows(policy, &probe::listing(Some("search/articles.index")));
+        let users = ["WorkerFunction", "ArticlesFunction", "OpsFunction"];
+        let users = users.contains(&function.as_str());
+        assert_eq!(lists, users, "{function} lists the search prefix");
+    }
+}
+
+#[test]
 fn secrets_the_queue_the_model_and_the_table_itself_are_held_by_their_users_only() {
     let policies = policies();
     let model = policies["WorkerFunction"]
@@ -123,7 +144,8 @@ fn secrets_the_queue_the_model_and_the_table_itself_are_held_by_their_users_only
         (Action::new("sqs:ReceiveMessage", "EventsQueue"), vec![]),
         (Action::new("sqs:DeleteMessage", "EventsQueue"), vec![]),
         (Action::new("sqs:PurgeQueue", "EventsQueue"), vec![]),
-        (Action::new("bedrock:InvokeModel", model), vec!["WorkerFunction"]),
+        // The worker embeds articles; the articles function embeds semantic searches.
+        (Action::new("bedrock:InvokeModel", model), vec!["ArticlesFunction", "WorkerFunction"]),
         (Action::new("dynamodb:DescribeTable", probe::TABLE), vec!["OpsFunction"]),
         (Action::new("dynamodb:Scan", probe::TABLE), vec![]),
     ];

@@ -25,7 +25,8 @@ async fn a_function_without_tokens_verifies_none_signed_with_the_configured_secr
     assert!(signing.tokens.verify(&token).is_some());
 
     let public = function_context(config(&dir), Needs::PUBLIC).await.unwrap();
-    let other = function_context(config(&dir), Needs::WORKER).await.unwrap();
+    let embedding = Needs { embedder: true, ..Needs::PUBLIC };
+    let other = function_context(config(&dir), embedding).await.unwrap();
     assert!(public.tokens.verify(&token).is_none(), "its key is not the configured secret");
     let own = public.tokens.issue(1, "ada", &["ROLE_USER".into()]).unwrap();
     assert!(other.tokens.verify(&own).is_none(), "each start draws a key of its own");
@@ -52,5 +53,9 @@ fn every_function_needs_the_ports_of_its_areas() {
     let ops = blog_api::api::OPS.needs();
     assert!(ops.actuator && ops.blobs && ops.events && !ops.tokens);
     let public = blog_api::api::ARTICLES.needs();
-    assert_eq!(public, Needs::PUBLIC, "anonymous reads fetch no secret at cold start");
+    assert!(!public.tokens && !public.actuator, "anonymous reads fetch no secret at cold start");
+    assert!(public.blobs && public.embedder, "the search index and the query embeddings");
+    assert!(!public.events, "a reader sends no event");
+    let worker = Needs::WORKER;
+    assert!(worker.blobs && worker.embedder && !worker.tokens, "the worker keeps the index");
 }

@@ -12,7 +12,7 @@ use blog_core::ports::{
     blobs::{Blobs, Fetched, Put, PutCondition},
     table::Table,
 };
-use blog_search::{SearchError, SearchIndex};
+use blog_search::{Mode, Query, SearchError, SearchIndex};
 
 use super::documents;
 
@@ -88,6 +88,41 @@ impl IndexKeeper {
             tracing::info!(article_id = id, "another worker wrote the search index meanwhile");
         }
         anyhow::bail!("the search index changed under {ATTEMPTS} attempts to write it")
+    }
+
+    /// The ids of the `k` articles whose vectors are nearest `embedding` (cosine), `id`
+    /// excluded, in the index as stored now: what related articles start from. None when no
+    /// index is stored yet, when `embedding` has no direction (a text with nothing to embed),
+    /// or when the index's vectors are of another dimension (the next change rebuilds it with
+    /// this model's).
+    pub async fn nearest(
+        &self,
+        table: &dyn Table,
+        model: &str,
+        (id, embedding): (u64, &[f32]),
+        k: usize,
+    ) -> anyhow::Result<Vec<u64>> {
+        let mut held = self.held.lock().await;
+        let Current { index, condition } = self.current(held.take(), table, model).await?;
+        let query =
+            Query { mode: Mode::Semantic(embedding.to_vec()), limit: k + 1, ..Query::default() };
+        let hits = match index.search(&query) {
+            Ok(results) => results.hits,
+            Err(SearchError::DimensionMismatch { .. } | SearchError::InvalidVector(_)) => {
+                Vec::new()
+            }
+            Err(other) => return Err(other.into()),
+        };
+        if let PutCondition::Matches(etag) = condition {
+            *held = Some(Held { index, etag });
+        }
+        let own = id.to_string();
+        Ok(hits
+            .into_iter()
+            .filter(|hit| hit.id != own)
+            .filter_map(|hit| hit.id.parse().ok())
+            .take(k)
+            .collect())
     }
 
     /// Rebuilds the whole index from the table and stores it; answers how many articles it

@@ -97,8 +97,11 @@ async fn follow_up(
         }
         _ => embedder.embed(&embedding_text(&head.title, &head.summary, &body.content)).await?,
     };
+    let model = embedder.model_id();
+    let nearest =
+        ctx.port.search.nearest(table, model, (id, &embedding), related::NEIGHBOURS).await?;
     try_join!(
-        related::relate(table, id, head.version, embedder.model_id(), &embedding, revision),
+        related::relate(table, (id, head.version), model, &embedding, revision, &nearest),
         related::note_recent(table, &head),
         initialise_statistics(ctx, id),
     )?;

@@ -3,6 +3,13 @@
 //! `RECENT` item with the latest published articles overall and per category. A read is then
 //! two calls: one batch for the article, its vector item and `RECENT`; one batch for the
 //! candidates' heads, which drops those no longer published.
+//!
+//! The nearest articles come from the search index's vectors (the worker holds the index:
+//! [`crate::search::IndexKeeper::nearest`]), so a publication reads the vector items of its
+//! [`NEIGHBOURS`] nearest only (one BatchGetItem), however many articles there are, and enters
+//! their lists where it is nearer than their farthest. (An article whose list it would enter
+//! without being among its own nearest is not visited: on a blog's clustered topics the two
+//! mostly coincide, and the article's own list is exact.)
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -13,9 +20,9 @@ use serde::{Deserialize, Serialize};
 use blog_core::{
     ports::{
         embedder::cosine_distance,
-        table::{n, s, Condition, Index, Key, Query, Table, TableError},
+        table::{n, s, Condition, Key, Table, TableError},
     },
-    records::{self, query_all},
+    records,
 };
 
 use crate::{
@@ -145,24 +152,36 @@ fn insert_neighbour(list: &mut Vec<Neighbour>, neighbour: Neighbour) -> bool {
 }
 
 /// Stores an article's embedding with its nearest neighbours, and inserts it into the
-/// neighbour lists of the other articles it is now among the nearest of. `revision` is that of
-/// the article's vector item as last read (0: none); it is read again only if it moved since.
+/// neighbour lists of those of `nearest` (the search index's nearest articles, at most
+/// [`NEIGHBOURS`]) it is now among the nearest of. `revision` is that of the article's vector
+/// item as last read (0: none); it is read again only if it moved since.
 pub async fn relate(
     table: &dyn Table,
-    id: u64,
-    version: i64,
+    article: (u64, i64),
     model: &str,
     embedding: &[f32],
     revision: i64,
+    nearest: &[u64],
 ) -> Result<(), TableError> {
-    let others: Vec<VectorRecord> = query_all(table, Query::partition(Index::Gsi2, "VECTORS"))
-        .await?
-        .into_iter()
-        .map(records::from_item::<VectorRecord>)
-        .collect::<Result<Vec<_>, _>>()?
-        .into_iter()
-        .filter(|r| r.article_id != id && r.model == model)
+    let (id, version) = article;
+    let keys: Vec<Key> = nearest
+        .iter()
+        .filter(|other| **other != id)
+        .take(NEIGHBOURS)
+        .map(|o| vector_key(*o))
         .collect();
+    let others: Vec<VectorRecord> = match keys.is_empty() {
+        true => Vec::new(),
+        false => table
+            .get_many(&keys)
+            .await?
+            .into_iter()
+            .map(records::from_item::<VectorRecord>)
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .filter(|r| r.model == model)
+            .collect(),
+    };
     let distances: Vec<(u64, f32)> =
         others.iter().map(|o| (o.article_id, cosine_distance(embedding, &o.embedding()))).collect();
     let mut own = Vec::new();
@@ -177,9 +196,9 @@ pub async fn relate(
         neighbours: own,
         revision,
     };
-    // Its own item and the lists it enters are written together, a few at a time. The query's
+    // Its own item and the lists it enters are written together, a few at a time. The batch's
     // copy decides first: only an article whose list changes costs calls (a put, and a fresh
-    // read only when another writer got there first), not one read per article.
+    // read only when another writer got there first).
     let theirs = stream::iter(others.into_iter().zip(distances))
         .map(|(record, (_, distance))| enter_list(table, record, Neighbour { id, distance }))
         .buffer_unordered(CONCURRENT_WRITES)
