@@ -253,7 +253,7 @@ BENCH_EMULATORS := EMULATORS_STATE_DIR=$(CURDIR)/.emulators/bench $(EMULATORS)/w
 BENCH_BIN := $(PACKAGE_TARGET_DIR)/release
 .PHONY: bench bench-tools bench-capacity bench-coldstart bench-load bench-handlers bench-build \
 	bench-build-gateway
-bench: bench-capacity bench-coldstart bench-load bench-handlers
+bench: bench-capacity bench-coldstart bench-load bench-handlers bench-search
 
 ## bench-tools: the emulators plus the pinned load generator oha
 bench-tools:
@@ -274,6 +274,14 @@ bench-build-gateway:
 bench-capacity: bench-tools
 	$(BENCH_EMULATORS) $(CARGO) run -p bench --bin capacity -- --articles 1000,10000 \
 		--out $(BENCH_OUT)
+
+## bench-search: the search engine at 1,000 and 10,000 articles of Chinese and English text with
+## their vectors (release build, in-process): bundle size, load in a fresh process, warm search
+## latencies, an article's update; docs/performance.md "Search" has the figures
+.PHONY: bench-search
+bench-search:
+	for n in 1000 10000; do BLOG_SEARCH_MEASURE_ARTICLES=$$n $(CARGO) test -p blog-search \
+		--release --test engine -- --ignored --nocapture measure_ten_thousand_articles; done
 
 ## bench-coldstart: cold start, peak RSS and size of the x86_64 packages vs a hello world
 bench-coldstart: bench-tools package-x86_64 bench-build

@@ -1,6 +1,8 @@
 //! Seeding: the taxonomy through the admin API (in-process), then the published articles
-//! straight through `store::save`, many at a time, so 10,000 articles take minutes, then the
-//! sitemap's pages of them (the sweep's rebuild).
+//! straight through `store::save`, many at a time, so 10,000 articles take minutes, each with
+//! its vector item (its embedding, as the worker stores it), then the sitemap's pages of them
+//! (the sweep's rebuild) and the search index (`make reindex`'s rebuild): the data a
+//! production blog of that size has.
 
 use std::time::{Duration, Instant};
 
@@ -10,7 +12,7 @@ use blog_api::{
     articles::{
         content,
         model::{ArticleBody, ArticleHead, Status, TagRef},
-        sitemap_pages,
+        related, search, sitemap_pages,
         store::{self, StoreError},
     },
     ids::{next_id, IdKind},
@@ -96,6 +98,10 @@ pub async fn seed(harness: &Harness, corpus: &Corpus, seeder: &Seeder<'_>) -> Re
         }
     }
     eprintln!("  {pages} sitemap pages of 1,000 ids built ({:.0?})", started.elapsed());
+    let blobs = harness.ctx.require_blobs()?;
+    let model = harness.ctx.require_embedder()?.model_id().to_string();
+    let indexed = search::IndexKeeper::new(blobs).rebuild(table, &model).await?;
+    eprintln!("  search index of {indexed} articles built ({:.0?})", started.elapsed());
     Ok(Seeded {
         category_ids: categories.iter().map(|c| c.id).collect(),
         tag_ids: tag_refs.iter().map(|t| t.id.parse().unwrap_or_default()).collect(),
@@ -188,10 +194,19 @@ async fn save_published(
         toc_json: rendered.toc_json,
         ..ArticleBody::default()
     };
+    let embedder = harness.ctx.require_embedder()?;
+    let text = format!("{}\n{}\n{}", head.title, head.summary, rendered.plain_text);
+    let embedding = embedder.embed(&text).await.context("embedding")?;
     let mut attempt = 1;
     loop {
         match store::save(table, None, &head, Some(&body), Vec::new()).await {
-            Ok(()) => return Ok(id),
+            Ok(()) => {
+                // Its vector item, without neighbours (none of which a measurement reads).
+                related::relate(table, (id, 1), embedder.model_id(), &embedding, 0, &[])
+                    .await
+                    .with_context(|| format!("the vector of article {id}"))?;
+                return Ok(id);
+            }
             Err(StoreError::Table(error)) if attempt < ATTEMPTS => {
                 eprintln!("  article {id}: attempt {attempt} failed ({error}); retrying");
                 attempt += 1;

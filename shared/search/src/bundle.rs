@@ -27,7 +27,7 @@ use crate::vectors::QuantizedVector;
 const MAGIC: &[u8; 8] = b"BLOGSRCH";
 /// The bundle format this build writes and reads; bump it with any change of layout, schema
 /// or tokenizer (an older bundle is then refused and the index rebuilt).
-pub const BUNDLE_FORMAT: u8 = 2;
+pub const BUNDLE_FORMAT: u8 = 3;
 const HEADER_LEN: usize = MAGIC.len() + 1 + 4;
 const META_FILE: &str = "meta.json";
 /// The list of files tantivy manages (and may delete once unused).

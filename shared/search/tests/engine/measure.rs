@@ -1,4 +1,5 @@
-//! Measurements at the blog's expected size (10,000 articles), not run by default:
+//! Measurements at the blog's expected size (10,000 articles, or `BLOG_SEARCH_MEASURE_ARTICLES`),
+//! not run by default (`make bench-search` runs them at 1,000 and 10,000):
 //!
 //! ```text
 //! cargo test -p blog-search --release --test engine -- --ignored --nocapture measure_ten_thousand_articles
@@ -16,7 +17,15 @@ use blog_search::{Article, Mode, Query, SearchIndex};
 
 use crate::support::Random;
 
+/// Articles measured unless `BLOG_SEARCH_MEASURE_ARTICLES` says how many.
 const ARTICLES: usize = 10_000;
+
+fn articles_measured() -> usize {
+    std::env::var("BLOG_SEARCH_MEASURE_ARTICLES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(ARTICLES)
+}
 const DIMS: usize = 512;
 const BUNDLE_PATH_VARIABLE: &str = "BLOG_SEARCH_MEASURE_BUNDLE";
 
@@ -142,7 +151,7 @@ fn chinese(random: &mut Random, chars: usize) -> String {
 }
 
 fn synthetic_articles(random: &mut Random) -> Vec<Article> {
-    (0..ARTICLES)
+    (0..articles_measured())
         .map(|n| {
             let (title, summary, body) = if n % 2 == 0 {
                 (chinese(random, 20), chinese(random, 150), chinese(random, 2_000))
@@ -223,7 +232,8 @@ fn measure_ten_thousand_articles() {
     let articles = synthetic_articles(&mut random);
     let text_bytes: usize =
         articles.iter().map(|a| a.title.len() + a.summary.len() + a.body.len()).sum();
-    println!("{ARTICLES} articles, {:.1} MB of text, {DIMS}-dim vectors", text_bytes as f64 / 1e6);
+    let count = articles.len();
+    println!("{count} articles, {:.1} MB of text, {DIMS}-dim vectors", text_bytes as f64 / 1e6);
 
     let mut index = SearchIndex::new().unwrap();
     let ((), build) = timed(|| index.upsert(articles.clone()).unwrap());
@@ -282,14 +292,14 @@ fn measure_ten_thousand_articles() {
     report("hybrid", &mut hybrid);
     let mut related = Vec::new();
     for _ in 0..200 {
-        let id = &articles[random.below(ARTICLES)].id;
+        let id = &articles[random.below(count)].id;
         related.push(timed(|| index.related(id, 5)).1);
     }
     report("related (k = 5)", &mut related);
 
     let mut changes = Vec::new();
     for n in 0..30 {
-        let mut edited = articles[random.below(ARTICLES)].clone();
+        let mut edited = articles[random.below(count)].clone();
         edited.title = format!("{} edited {n}", edited.title);
         changes.push(timed(|| index.upsert([edited]).unwrap()).1);
     }
@@ -313,5 +323,5 @@ fn load_a_bundle_in_a_fresh_process() {
         .and_then(|status| status.lines().find(|l| l.starts_with("VmRSS")).map(str::to_owned))
         .unwrap_or_default();
     println!("fresh process: read file {read:.2?}, from_bundle {load:.2?}, first search {first:.2?}, {rss}");
-    assert_eq!(index.len(), ARTICLES);
+    assert_eq!(index.len(), count);
 }
