@@ -30,13 +30,13 @@ const FUNCTIONS: &[(&str, &str, Answer, bool)] = &[
     ("users", "users/get-me.json", Answer::Http200, false),
     ("categories", "categories/tree.json", Answer::Http200, false),
     ("tags", "tags/list.json", Answer::Http200, false),
-    ("articles", "articles/detail.json", Answer::Http200, false),
+    ("articles", "articles/detail.json", Answer::Http200, true),
     ("admin-articles", "admin-articles/list.json", Answer::Http200, false),
     ("comments", "comments/tree.json", Answer::Http200, false),
     ("admin-comments", "admin-comments/list.json", Answer::Http200, false),
     ("files", "files/presigned.json", Answer::Http200, true),
     ("ops", "ops/liveness.json", Answer::Http200, true),
-    ("worker", "worker/sqs-batch.json", Answer::SqsBatch, false),
+    ("worker", "worker/sqs-batch.json", Answer::SqsBatch, true),
     ("outbox-sweep", "outbox-sweep/scheduled.json", Answer::Sweep, false),
 ];
 /// The baseline and its event.
@@ -88,7 +88,7 @@ const CA_BUNDLES: [&str; 2] =
     ["/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/certs/ca-certificates.crt"];
 
 /// Where the functions reach the emulators: DynamoDB Local and moto's SQS through the timing
-/// proxies, S3 (never called in the bench) directly.
+/// proxies, S3 (the search index's bucket: the worker's event reads and writes it) directly.
 struct Endpoints {
     dynamodb: String,
     sqs: String,
@@ -117,7 +117,7 @@ fn environment(name: &str, endpoints: &Endpoints, fixtures: &Fixtures) -> Vec<(S
         ("BLOG_JWT_SECRET", JWT_SECRET.into()),
         ("BLOG_EVENTS_QUEUE_URL", fixtures.queue_url.clone()),
         ("BLOG_SQS_ENDPOINT", endpoints.sqs.clone()),
-        ("BLOG_BUCKET_NAME", "bench-uploads".into()),
+        ("BLOG_BUCKET_NAME", fixtures.bucket.clone()),
         ("BLOG_S3_ENDPOINT", endpoints.s3.clone()),
     ];
     // As the template: the SDK clients on the compiled-in Amazon roots (TrustStore=aws, the
@@ -156,8 +156,13 @@ async fn main() -> Result<()> {
     let args = Args::parse();
     let stamp = chrono::Utc::now().format("%Y%m%d%H%M%S%3f");
     eprintln!("Seeding the functions' table...");
-    let fixtures =
-        Fixtures::seed(&args.endpoint, &args.sqs_endpoint, &format!("coldstart-{stamp}")).await?;
+    let fixtures = Fixtures::seed(
+        &args.endpoint,
+        &args.sqs_endpoint,
+        &args.s3_endpoint,
+        &format!("coldstart-{stamp}"),
+    )
+    .await?;
     // The queue URL stays moto's own: the SQS client sends it in the body, to the proxy.
     let (dynamodb, sqs) =
         (Proxy::start(&args.endpoint).await?, Proxy::start(&args.sqs_endpoint).await?);

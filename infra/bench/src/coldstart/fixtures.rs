@@ -1,12 +1,17 @@
 //! The data the sampled events refer to: a table on DynamoDB Local with the administrator, the
-//! events' user (`event_user`, as events/README.md names it), a small published corpus, and
-//! the values of the events' `{{PLACEHOLDERS}}`.
+//! events' user (`event_user`, as events/README.md names it), a small published corpus with
+//! its search index in a bucket on s3s-fs (as a deployment has it: the worker's first event
+//! updates the index rather than building it), and the values of the events'
+//! `{{PLACEHOLDERS}}`.
 
 use std::{collections::BTreeMap, path::Path};
 
 use anyhow::{bail, Context, Result};
 use axum::{body::Bytes, http::Method};
-use blog_api::ports::events::sqs::SqsQueue;
+use blog_api::{
+    articles::search::IndexKeeper,
+    ports::{blobs::s3::S3Blobs, events::sqs::SqsQueue},
+};
 use serde_json::json;
 
 use crate::{
@@ -24,12 +29,19 @@ const EVENT_USER: (&str, &str, &str) = ("event_user", "Passw0rd1", "event_user@e
 pub struct Fixtures {
     pub table_name: String,
     pub queue_url: String,
+    /// The bucket holding the search index (named like the table).
+    pub bucket: String,
     values: BTreeMap<&'static str, String>,
 }
 
 impl Fixtures {
     /// Creates and seeds table `table_name` (and an SQS queue of that name on moto).
-    pub async fn seed(endpoint: &str, sqs_endpoint: &str, table_name: &str) -> Result<Self> {
+    pub async fn seed(
+        endpoint: &str,
+        sqs_endpoint: &str,
+        s3_endpoint: &str,
+        table_name: &str,
+    ) -> Result<Self> {
         let sqs = SqsQueue::connect_for_tests(sqs_endpoint, table_name).await?;
         let queue_url = sqs.queue_url().to_string();
         let harness = Harness::dynamodb(endpoint, table_name, sqs).await?;
@@ -42,6 +54,11 @@ impl Fixtures {
         let corpus = Corpus::generate(ARTICLES);
         let seeder = Seeder { token: &admin_token, author: admin_id, concurrency: 8 };
         let seeded = seed::seed(&harness, &corpus, &seeder).await?;
+        let client = S3Blobs::test_client(s3_endpoint);
+        let bucket = S3Blobs::create_bucket(&client, table_name).await?;
+        let model = harness.ctx.require_embedder()?.model_id().to_string();
+        let keeper = IndexKeeper::new(std::sync::Arc::new(bucket));
+        keeper.rebuild(harness.table(), &model).await.context("the search index")?;
         let article = seeded.article_ids[seeded.article_ids.len() / 2];
         let upload = json!({
             "fileName": "fixture.pdf", "fileSize": 45, "fileType": "application/pdf",
@@ -63,7 +80,8 @@ impl Fixtures {
             let id = id.with_context(|| format!("no fileId in answer {reply}"))?;
             values.insert("FILE_ID", id.to_string());
         }
-        Ok(Self { table_name: table_name.to_string(), queue_url, values })
+        let bucket = table_name.to_string();
+        Ok(Self { table_name: table_name.to_string(), queue_url, bucket, values })
     }
 
     /// The event in `path` with every placeholder filled in; an unknown one is an error.

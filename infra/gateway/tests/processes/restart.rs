@@ -12,7 +12,8 @@ use serde_json::{json, Value};
 
 const BIN: &str = env!("CARGO_BIN_EXE_blog-gateway");
 
-fn gateway(data_dir: &Path, port: u16, args: &[&str]) -> Command {
+/// The gateway binary with `args`, on `data_dir` and `port`, administrator `boss`.
+pub(super) fn gateway(data_dir: &Path, port: u16, args: &[&str]) -> Command {
     let mut command = Command::new(BIN);
     command
         .args(args)
@@ -28,7 +29,8 @@ fn gateway(data_dir: &Path, port: u16, args: &[&str]) -> Command {
     command
 }
 
-struct Running(Child);
+/// A running gateway, killed when dropped.
+pub(super) struct Running(Child);
 
 impl Drop for Running {
     fn drop(&mut self) {
@@ -37,7 +39,8 @@ impl Drop for Running {
     }
 }
 
-async fn start(data_dir: &Path, port: u16) -> Running {
+/// Starts the gateway on `data_dir` and waits until it listens on `port`.
+pub(super) async fn start(data_dir: &Path, port: u16) -> Running {
     start_with(data_dir, port, &[]).await
 }
 

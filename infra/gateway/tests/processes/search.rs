@@ -2,52 +2,14 @@
 //! store, readers find a publication within seconds, and `reindex-search` (`make reindex`)
 //! rebuilds a lost index from the table.
 
-use std::{
-    path::Path,
-    process::{Child, Command, Stdio},
-    time::{Duration, Instant},
-};
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::free_port;
-
-const BIN: &str = env!("CARGO_BIN_EXE_blog-gateway");
-
-fn gateway(data_dir: &Path, port: u16, args: &[&str]) -> Command {
-    let mut command = Command::new(BIN);
-    command
-        .args(args)
-        .env_clear()
-        .env("BLOG_DATA_DIR", data_dir)
-        .env("BLOG_PORT", port.to_string())
-        .env("BLOG_ADMIN_USERNAME", "finder")
-        .env("BLOG_ADMIN_PASSWORD", "Finder123")
-        .env("BLOG_ADMIN_EMAIL", "finder@example.com")
-        .env("BLOG_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
-    command
-}
-
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-async fn start(data_dir: &Path, port: u16) -> Running {
-    let running = Running(gateway(data_dir, port, &["serve"]).spawn().expect("gateway starts"));
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "gateway did not listen on {port}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    running
-}
+use super::{
+    free_port,
+    restart::{gateway, start},
+};
 
 async fn call(port: u16, method: &str, path: &str, token: Option<&str>, body: Value) -> Value {
     let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
@@ -86,7 +48,7 @@ async fn the_gateways_worker_keeps_the_index_on_disk_and_reindex_rebuilds_it() {
     let index = data.path().join("blobs/objects/search");
     {
         let _gateway = start(data.path(), port).await;
-        let login = json!({"username": "finder", "password": "Finder123"});
+        let login = json!({"username": "boss", "password": "Boss12345"});
         let session = call(port, "POST", "/api/v1/auth/login", None, login).await;
         let token = session["data"]["token"].as_str().expect("a token").to_string();
         for (title, content) in [("Lighthouse keeping", "灯塔看守人的日常"), ("Tide tables", "x")]
