@@ -77,7 +77,12 @@ impl IndexKeeper {
                     Synced::Indexed
                 }
                 None => {
-                    index.remove([id.to_string()])?;
+                    let removed = index.remove([id.to_string()])?;
+                    // Not in the stored index either (a redelivery, say): nothing to write.
+                    if let (0, PutCondition::Matches(etag)) = (removed, &condition) {
+                        *held = Some(Held { index, etag: etag.clone() });
+                        return Ok(Synced::Removed);
+                    }
                     Synced::Removed
                 }
             };
@@ -206,4 +211,102 @@ async fn built(table: &dyn Table, model: &str) -> anyhow::Result<SearchIndex> {
     .await??;
     tracing::info!(articles = count, "search index built from the table");
     Ok(index)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use blog_core::ports::{blobs::local::LocalBlobs, table::embedded::SqliteTable};
+
+    use crate::{
+        model::{ArticleBody, ArticleHead, Status},
+        store,
+    };
+
+    /// Publishes article `id` titled `title` straight into the table.
+    async fn published(table: &SqliteTable, id: u64, title: &str) {
+        let at = "2026-01-01T00:00:00".to_string();
+        let head = ArticleHead {
+            id,
+            title: title.into(),
+            summary: String::new(),
+            cover_image: String::new(),
+            author_id: 1,
+            category_id: None,
+            category_name: None,
+            tags: Vec::new(),
+            status: Status::Published,
+            is_top: false,
+            is_featured: false,
+            is_comment_disabled: false,
+            version: 1,
+            publish_time: Some(at.clone()),
+            create_time: at.clone(),
+            update_time: at,
+            is_deleted: false,
+            author_name: String::new(),
+            author_avatar: String::new(),
+            author_renamed_at: 0,
+            view_count: 0,
+            like_count: 0,
+            comment_count: 0,
+            scheduled_at: None,
+            revision_count: 0,
+        };
+        let body = ArticleBody { content: "body".into(), ..ArticleBody::default() };
+        store::save(table, None, &head, Some(&body), Vec::new()).await.unwrap();
+    }
+
+    fn titles(index: &SearchIndex, text: &str) -> usize {
+        index.search(&Query::new(text)).map_or(0, |results| results.total)
+    }
+
+    async fn etag(blobs: &dyn Blobs) -> Option<String> {
+        blobs.head(INDEX_KEY).await.unwrap().map(|info| info.etag)
+    }
+
+    #[tokio::test]
+    async fn a_missing_index_is_stored_once_and_withdrawing_what_it_lacks_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let blobs: Arc<dyn Blobs> =
+            Arc::new(LocalBlobs::open(dir.path(), "http://blobs.test", b"key").unwrap());
+        let table = SqliteTable::in_memory().unwrap();
+        let keeper = IndexKeeper::new(blobs.clone());
+        assert_eq!(etag(blobs.as_ref()).await, None);
+        assert_eq!(keeper.sync(&table, "m", 7).await.unwrap(), Synced::Removed);
+        let stored = etag(blobs.as_ref()).await.expect("the built index is stored");
+        assert_eq!(keeper.sync(&table, "m", 7).await.unwrap(), Synced::Removed);
+        assert_eq!(etag(blobs.as_ref()).await, Some(stored.clone()), "nothing written");
+        // Another keeper (another worker) reads the stored object and writes nothing either.
+        let other = IndexKeeper::new(blobs.clone());
+        assert_eq!(other.sync(&table, "m", 8).await.unwrap(), Synced::Removed);
+        assert_eq!(etag(blobs.as_ref()).await, Some(stored));
+        assert_eq!(keeper.rebuild(&table, "m").await.unwrap(), 0);
+    }
+
+    #[tokio::test]
+    async fn two_workers_with_stale_copies_keep_each_others_articles() {
+        let dir = tempfile::tempdir().unwrap();
+        let blobs: Arc<dyn Blobs> =
+            Arc::new(LocalBlobs::open(dir.path(), "http://blobs.test", b"key").unwrap());
+        let table = SqliteTable::in_memory().unwrap();
+        let (first, second) = (IndexKeeper::new(blobs.clone()), IndexKeeper::new(blobs.clone()));
+        published(&table, 1, "Lighthouse").await;
+        assert_eq!(first.sync(&table, "m", 1).await.unwrap(), Synced::Indexed);
+        assert_eq!(second.sync(&table, "m", 1).await.unwrap(), Synced::Indexed);
+        // Both hold a copy; the first writes a second article, then the second, still holding
+        // the copy before it, writes a third: its write must not drop the first's.
+        published(&table, 2, "Harbour").await;
+        published(&table, 3, "Tide").await;
+        first.sync(&table, "m", 2).await.unwrap();
+        second.sync(&table, "m", 3).await.unwrap();
+        let Fetched::Found { bytes, .. } = blobs.get(INDEX_KEY, None).await.unwrap() else {
+            panic!("the index is stored");
+        };
+        let stored = SearchIndex::from_bundle(&bytes).unwrap();
+        assert_eq!(stored.len(), 3);
+        for title in ["lighthouse", "harbour", "tide"] {
+            assert_eq!(titles(&stored, title), 1, "{title}");
+        }
+    }
 }
