@@ -69,7 +69,8 @@ async fn post(port: u16, path: &str, body: Value) -> (u16, Value) {
     (response.status().as_u16(), response.json().await.unwrap_or(Value::Null))
 }
 
-async fn login(port: u16, username: &str, password: &str) -> (u16, Value) {
+/// A login's status and answer.
+pub(super) async fn login(port: u16, username: &str, password: &str) -> (u16, Value) {
     post(port, "/api/v1/auth/login", json!({"username": username, "password": password})).await
 }
 
@@ -153,7 +154,14 @@ async fn the_data_directory_its_database_and_secrets_are_private_and_a_shared_se
     assert!(message.contains("jwt-secret can be read by other users"), "{message}");
 }
 
-async fn call(port: u16, method: &str, path: &str, token: Option<&str>, body: Value) -> Value {
+/// A request that must succeed: its JSON answer.
+pub(super) async fn call(
+    port: u16,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Value,
+) -> Value {
     let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
     let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
     let mut request =

@@ -8,22 +8,8 @@ use serde_json::{json, Value};
 
 use super::{
     free_port,
-    restart::{gateway, start},
+    restart::{call, gateway, login, start},
 };
-
-async fn call(port: u16, method: &str, path: &str, token: Option<&str>, body: Value) -> Value {
-    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
-    let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
-    let mut request =
-        reqwest::Client::new().request(method, format!("http://127.0.0.1:{port}{path}"));
-    if let Some(token) = token {
-        request = request.bearer_auth(token);
-    }
-    if !body.is_null() {
-        request = request.json(&body);
-    }
-    request.send().await.unwrap().json().await.unwrap()
-}
 
 /// Waits until the search for `q` finds exactly `titles` (the worker's index reaches the
 /// readers within seconds): waits for the answer, a minute being only a failure's bound.
@@ -48,8 +34,7 @@ async fn the_gateways_worker_keeps_the_index_on_disk_and_reindex_rebuilds_it() {
     let index = data.path().join("blobs/objects/search");
     {
         let _gateway = start(data.path(), port).await;
-        let login = json!({"username": "boss", "password": "Boss12345"});
-        let session = call(port, "POST", "/api/v1/auth/login", None, login).await;
+        let session = login(port, "boss", "Boss12345").await.1;
         let token = session["data"]["token"].as_str().expect("a token").to_string();
         for (title, content) in [("Lighthouse keeping", "灯塔看守人的日常"), ("Tide tables", "x")]
         {

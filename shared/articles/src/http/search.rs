@@ -182,9 +182,13 @@ pub async fn search(
                 }
                 Err(error) => return Err(Failure::Internal(error.context("embedding q")).into()),
             };
-            match semantic_or_hybrid {
-                "semantic" => Mode::Semantic(vector),
-                _ => Mode::Hybrid(vector),
+            // A query with nothing to embed (stop words, punctuation) has no direction: by
+            // meaning it finds nothing, and a hybrid search is its words' alone.
+            let meaningless = vector.iter().all(|value| *value == 0.0);
+            match (semantic_or_hybrid, meaningless) {
+                ("semantic", _) => Mode::Semantic(vector),
+                (_, false) => Mode::Hybrid(vector),
+                (_, true) => Mode::Text,
             }
         }
     };

@@ -45,14 +45,15 @@ impl Port for Searching {
     }
 }
 
-/// Runs `query` on the index as stored now: no index yet, or a query without a searchable
-/// word (only one-letter words or punctuation), finds nothing.
+/// Runs `query` on the index as stored now: no index yet, a query without a searchable word
+/// (only one-letter words or punctuation), or a query vector without a direction (a text with
+/// nothing to embed), finds nothing.
 pub async fn run(index: &LiveIndex, query: &Query) -> Result<Results, ArticleError> {
     let Some(index) = index.current().await.or_internal("loading the search index")? else {
         return Ok(Results::default());
     };
     match index.search(query) {
-        Err(SearchError::EmptyQuery) => Ok(Results::default()),
+        Err(SearchError::EmptyQuery | SearchError::InvalidVector(_)) => Ok(Results::default()),
         other => Ok(other.or_internal("searching")?),
     }
 }

@@ -219,40 +219,13 @@ mod tests {
     use blog_core::ports::{blobs::local::LocalBlobs, table::embedded::SqliteTable};
 
     use crate::{
-        model::{ArticleBody, ArticleHead, Status},
+        model::{ArticleBody, ArticleHead},
         store,
     };
 
     /// Publishes article `id` titled `title` straight into the table.
     async fn published(table: &SqliteTable, id: u64, title: &str) {
-        let at = "2026-01-01T00:00:00".to_string();
-        let head = ArticleHead {
-            id,
-            title: title.into(),
-            summary: String::new(),
-            cover_image: String::new(),
-            author_id: 1,
-            category_id: None,
-            category_name: None,
-            tags: Vec::new(),
-            status: Status::Published,
-            is_top: false,
-            is_featured: false,
-            is_comment_disabled: false,
-            version: 1,
-            publish_time: Some(at.clone()),
-            create_time: at.clone(),
-            update_time: at,
-            is_deleted: false,
-            author_name: String::new(),
-            author_avatar: String::new(),
-            author_renamed_at: 0,
-            view_count: 0,
-            like_count: 0,
-            comment_count: 0,
-            scheduled_at: None,
-            revision_count: 0,
-        };
+        let head = ArticleHead::published_for_tests(id, title);
         let body = ArticleBody { content: "body".into(), ..ArticleBody::default() };
         store::save(table, None, &head, Some(&body), Vec::new()).await.unwrap();
     }

@@ -276,40 +276,18 @@ mod tests {
     use crate::model::TagRef;
 
     fn head(status: Status, category: Option<u64>, tags: &[u64]) -> ArticleHead {
+        let tags = tags.iter().map(|t| TagRef {
+            id: t.to_string(),
+            name: format!("t{t}"),
+            slug: format!("t{t}"),
+            color: "#000000".into(),
+        });
         ArticleHead {
-            id: 7,
-            title: "Rust ownership".into(),
             summary: "Borrowing explained".into(),
-            cover_image: String::new(),
-            author_id: 1,
             category_id: category,
-            category_name: None,
-            tags: tags
-                .iter()
-                .map(|t| TagRef {
-                    id: t.to_string(),
-                    name: format!("t{t}"),
-                    slug: format!("t{t}"),
-                    color: "#000000".into(),
-                })
-                .collect(),
+            tags: tags.collect(),
             status,
-            is_top: false,
-            is_featured: false,
-            is_comment_disabled: false,
-            version: 1,
-            publish_time: Some("2026-01-01T00:00:00".into()),
-            create_time: "2026-01-01T00:00:00".into(),
-            update_time: "2026-01-01T00:00:00".into(),
-            is_deleted: false,
-            author_name: String::new(),
-            author_avatar: String::new(),
-            author_renamed_at: 0,
-            view_count: 0,
-            like_count: 0,
-            comment_count: 0,
-            scheduled_at: None,
-            revision_count: 0,
+            ..ArticleHead::published_for_tests(7, "Rust ownership")
         }
     }
 

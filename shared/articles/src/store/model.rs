@@ -164,6 +164,42 @@ fn is_zero(value: &i64) -> bool {
 /// The attributes of a head that are only ever ADDed.
 pub const COUNTERS: [&str; 3] = ["viewCount", "likeCount", "commentCount"];
 
+#[cfg(test)]
+impl ArticleHead {
+    /// For tests to vary: article `id` titled `title`, published, of no category or tag, by
+    /// author 1, created, published and changed at 2026-01-01T00:00:00, at version 1.
+    pub(crate) fn published_for_tests(id: u64, title: &str) -> Self {
+        let at = "2026-01-01T00:00:00".to_string();
+        ArticleHead {
+            id,
+            title: title.into(),
+            summary: String::new(),
+            cover_image: String::new(),
+            author_id: 1,
+            category_id: None,
+            category_name: None,
+            tags: Vec::new(),
+            status: Status::Published,
+            is_top: false,
+            is_featured: false,
+            is_comment_disabled: false,
+            version: 1,
+            publish_time: Some(at.clone()),
+            create_time: at.clone(),
+            update_time: at,
+            is_deleted: false,
+            author_name: String::new(),
+            author_avatar: String::new(),
+            author_renamed_at: 0,
+            view_count: 0,
+            like_count: 0,
+            comment_count: 0,
+            scheduled_at: None,
+            revision_count: 0,
+        }
+    }
+}
+
 impl ArticleHead {
     /// Whether it is PUBLISHED and not deleted (what the public lists and counters count).
     pub fn is_listed(&self) -> bool {

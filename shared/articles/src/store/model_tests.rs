@@ -42,11 +42,7 @@ fn stored_head() -> Item {
 
 fn head() -> ArticleHead {
     ArticleHead {
-        id: 7,
-        title: "Ownership".into(),
         summary: "Borrowing explained".into(),
-        cover_image: String::new(),
-        author_id: 1,
         category_id: Some(3),
         category_name: Some("Rust".into()),
         tags: vec![TagRef {
@@ -57,21 +53,11 @@ fn head() -> ArticleHead {
         }],
         status: Status::Archived,
         is_top: true,
-        is_featured: false,
         is_comment_disabled: true,
         version: 5,
         publish_time: Some("2026-01-02T03:04:05".into()),
-        create_time: "2026-01-01T00:00:00".into(),
         update_time: "2026-01-03T00:00:00".into(),
-        is_deleted: false,
-        author_name: String::new(),
-        author_avatar: String::new(),
-        author_renamed_at: 0,
-        view_count: 0,
-        like_count: 0,
-        comment_count: 0,
-        scheduled_at: None,
-        revision_count: 0,
+        ..ArticleHead::published_for_tests(7, "Ownership")
     }
 }
 

@@ -9,33 +9,8 @@ fn table() -> Arc<dyn Table> {
 }
 
 fn head(id: u64, status: Status, update_time: &str) -> ArticleHead {
-    ArticleHead {
-        id,
-        title: format!("Article {id}"),
-        summary: String::new(),
-        cover_image: String::new(),
-        author_id: 1,
-        category_id: None,
-        category_name: None,
-        tags: Vec::new(),
-        status,
-        is_top: false,
-        is_featured: false,
-        is_comment_disabled: false,
-        version: 1,
-        publish_time: Some("2026-01-01T00:00:00".into()),
-        create_time: "2026-01-01T00:00:00".into(),
-        update_time: update_time.into(),
-        is_deleted: false,
-        author_name: String::new(),
-        author_avatar: String::new(),
-        author_renamed_at: 0,
-        view_count: 0,
-        like_count: 0,
-        comment_count: 0,
-        scheduled_at: None,
-        revision_count: 0,
-    }
+    let head = ArticleHead::published_for_tests(id, &format!("Article {id}"));
+    ArticleHead { status, update_time: update_time.into(), ..head }
 }
 
 async fn store(table: &dyn Table, head: &ArticleHead) {

@@ -34,6 +34,7 @@ on_every_target!(
     search::a_search_ranks_title_matches_first_and_marks_where_its_words_matched,
     search::a_change_is_searched_after_every_step_of_an_articles_life,
     search::semantic_and_hybrid_search_rank_by_meaning_within_a_budget_per_client,
+    search::a_query_with_nothing_to_embed_finds_nothing_by_meaning_and_its_words_in_hybrid,
     search::search_parameters_are_checked_in_the_articles_envelope,
     search::a_renamed_category_or_tag_is_searched_under_its_new_name,
     by_slug::a_tags_articles_are_the_list_filtered_by_its_id,

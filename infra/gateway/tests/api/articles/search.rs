@@ -183,6 +183,24 @@ pub async fn semantic_and_hybrid_search_rank_by_meaning_within_a_budget_per_clie
     assert_ok(&text);
 }
 
+pub async fn a_query_with_nothing_to_embed_finds_nothing_by_meaning_and_its_words_in_hybrid(
+    api: Api,
+) {
+    let admin = api.admin_token().await;
+    published(&api, &admin, json!({"title": "The sourdough starter", "content": "x"})).await;
+    api.follow_up(1).await;
+    searched(&api, "/api/v1/search?q=sourdough", &["The sourdough starter"]).await;
+    // Punctuation, and stop words only: no vector to rank by (the local embedder's zeros).
+    for q in ["%21%3F%21", "the%20and%20of"] {
+        let semantic = format!("/api/v1/search?q={q}&mode=semantic");
+        let page = assert_ok(&api.call("GET", &semantic, None, None).await).clone();
+        assert_eq!((page["total"].clone(), page["records"].clone()), (json!(0), json!([])));
+    }
+    let hybrid = "/api/v1/search?q=the%20sourdough&mode=hybrid";
+    let page = assert_ok(&api.call("GET", hybrid, None, None).await).clone();
+    assert_eq!(page_titles(&page), ["The sourdough starter"]);
+}
+
 pub async fn search_parameters_are_checked_in_the_articles_envelope(api: Api) {
     let long = "%E5%AE%89".repeat(201);
     for query in [
