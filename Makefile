@@ -32,7 +32,7 @@ dev:
 ## moto and s3s-fs (reused when running). Ctrl-C stops everything.
 ## PARAMS="Name=Value ..." overrides template parameters (the others keep their defaults).
 PARAMS ?=
-stack: tools stack-build
+stack: emulator-tools stack-build
 	$(EMULATORS)/with-emulators.sh $(call program,blog-stack,blog-stack) serve \
 		$(foreach p,$(PARAMS),--parameter '$(p)')
 
@@ -66,7 +66,7 @@ smoke:
 ## smoke-local: `make smoke` against the local gateway and against the stack on the emulators,
 ## each started on a free port and stopped by infra/smoke/local.sh
 .PHONY: smoke-local
-smoke-local: tools stack-build
+smoke-local: emulator-tools stack-build
 	CARGO="$(CARGO)" infra/smoke/local.sh
 
 ## iam-report: docs/iam.md from the AWS actions the last stack tests recorded
@@ -143,6 +143,12 @@ test:
 ## tools: install the pinned emulators and linters into .tools/
 tools:
 	$(EMULATORS)/install.sh
+
+## emulator-tools: the tools but the AWS SAM CLI, which only the template's lint and the deploy
+## run (`make stack`, `make smoke-local` and the benches need the emulators alone)
+.PHONY: emulator-tools
+emulator-tools:
+	EMULATORS_WITHOUT_SAM=1 $(EMULATORS)/install.sh
 
 build:
 	$(CARGO) build --workspace --all-targets --all-features
@@ -257,7 +263,7 @@ bench: bench-capacity bench-coldstart bench-load bench-handlers bench-search
 
 ## bench-tools: the emulators plus the pinned load generator oha
 bench-tools:
-	EMULATORS_WITH_BENCH=1 $(EMULATORS)/install.sh
+	EMULATORS_WITH_BENCH=1 EMULATORS_WITHOUT_SAM=1 $(EMULATORS)/install.sh
 
 # The bench programs and the cold-start baseline (release profile, like the functions).
 bench-build:

@@ -17,7 +17,9 @@
 # (its first build compiles for several minutes). EMULATORS_WITH_BENCH=1 (`make bench`) also
 # installs the HTTP load generator oha (crates.io, pinned, optimised build) into .tools/cargo.
 # EMULATORS_ONLY_PACKAGING=1 (`make package`) installs cargo-lambda and zig only, with
-# EMULATORS_WITH_SAM=1 (`make deploy`) the SAM CLI too.
+# EMULATORS_WITH_SAM=1 (`make deploy`) the SAM CLI too. EMULATORS_WITHOUT_SAM=1 (`make stack`,
+# `make smoke-local`, `make bench`: nothing there runs `sam`) leaves the SAM CLI out, two
+# minutes of a first install.
 set -euo pipefail
 
 # Pinned versions (change them here only).
@@ -138,7 +140,11 @@ except m.PackageNotFoundError: print("")' "$1"
   "$VENV/bin/python" -c 'import feedparser' || die "feedparser missing from .tools/venv"
   log "  feedparser $(version_of feedparser): .tools/venv (infra/checks/feeds.py)"
 
-  install_sam
+  if [[ "${EMULATORS_WITHOUT_SAM:-0}" == "1" ]]; then
+    log "EMULATORS_WITHOUT_SAM=1: skipping the AWS SAM CLI"
+  else
+    install_sam
+  fi
 fi
 
 # --- s3s-fs (cargo install, pinned, --locked) --------------------------------------------------
