@@ -73,6 +73,25 @@ pub async fn searched(api: &Api, path: &str, titles: &[&str]) -> Value {
     }
 }
 
+/// [`searched`] in any order: for matches of equal score, which rank newest first, when the
+/// test cannot know whether they were published within one second.
+pub async fn searched_in_any_order(api: &Api, path: &str, titles: &[&str]) -> Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let mut wanted: Vec<String> = titles.iter().map(|t| t.to_string()).collect();
+    wanted.sort();
+    loop {
+        let reply = api.call("GET", path, None, None).await;
+        let page = assert_ok(&reply).clone();
+        let mut found = page_titles(&page);
+        found.sort();
+        if found == wanted {
+            return page;
+        }
+        assert!(std::time::Instant::now() < deadline, "{path}: never {titles:?}, still {page}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
 pub async fn count(api: &Api, kind: &str, slug: &str) -> i64 {
     let reply = api.call("GET", &format!("/api/v1/{kind}/slug/{slug}"), None, None).await;
     reply.body["data"]["articleCount"].as_i64().unwrap()
