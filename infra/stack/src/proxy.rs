@@ -134,7 +134,7 @@ async fn forward(State(shared): State<Arc<Shared>>, request: Request) -> Respons
         shared.recorder.record(Call::new(&shared.function, &service, actions, 503));
         return aws_error(StatusCode::SERVICE_UNAVAILABLE, "ServiceUnavailable", "injected outage");
     }
-    let metered = shared.recorder.begin(&service, &actions, &parts);
+    let metered = shared.recorder.begin(&shared.function, &service, &actions, &parts);
     let started = Instant::now();
     if !shared.latency.is_zero() {
         tokio::time::sleep(shared.latency).await;

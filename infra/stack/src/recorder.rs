@@ -60,6 +60,7 @@ struct Meter {
 /// The record of a stack.
 pub struct Recorder {
     schemas: KeySchemas,
+    scheduled: BTreeSet<String>,
     calls: Mutex<Vec<Call>>,
     unreadable: Mutex<Vec<String>>,
     meter: Mutex<Meter>,
@@ -67,10 +68,13 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// A record of calls to tables of `schemas`.
-    pub fn new(schemas: KeySchemas) -> Self {
+    /// A record of calls to tables of `schemas`. The calls of the `scheduled` functions (logical
+    /// ids) are recorded but not metered: like telemetry, they run when a period is due, not
+    /// because of a request or an event a test hands over.
+    pub fn new(schemas: KeySchemas, scheduled: BTreeSet<String>) -> Self {
         Self {
             schemas,
+            scheduled,
             calls: Mutex::default(),
             unreadable: Mutex::default(),
             meter: Mutex::default(),
@@ -122,9 +126,16 @@ impl Recorder {
             || outages.contains(&("*".to_string(), service.to_string()))
     }
 
-    /// Counts a table call that is not telemetry; `None` for anything else.
-    pub fn begin(&self, service: &str, actions: &[Action], parts: &Parts) -> Option<Metered> {
-        if service != "dynamodb" {
+    /// Counts a table call of `function` that is neither telemetry nor a scheduled function's;
+    /// `None` for anything else.
+    pub fn begin(
+        &self,
+        function: &str,
+        service: &str,
+        actions: &[Action],
+        parts: &Parts,
+    ) -> Option<Metered> {
+        if service != "dynamodb" || self.scheduled.contains(function) {
             return None;
         }
         let telemetry = actions

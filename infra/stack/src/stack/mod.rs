@@ -105,7 +105,13 @@ impl Stack {
         let runtime =
             RuntimeApi::start(&options.workspace, &options.state_dir.join("runtime-api.log"))
                 .await?;
-        let recorder = Arc::new(Recorder::new(provisioned.schemas.clone()));
+        let scheduled = template.functions()?.into_iter().filter(|spec| {
+            spec.events
+                .iter()
+                .any(|event| matches!(event, crate::template::EventSpec::Schedule { .. }))
+        });
+        let scheduled = scheduled.map(|spec| spec.logical_id).collect();
+        let recorder = Arc::new(Recorder::new(provisioned.schemas.clone(), scheduled));
         let upstreams = Upstreams {
             dynamodb: options.emulators.dynamodb.clone(),
             moto: options.emulators.moto.clone(),

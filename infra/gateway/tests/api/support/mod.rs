@@ -217,7 +217,7 @@ impl Api {
     /// Table calls made while `request` runs (the principal cache is warmed first by the
     /// caller when the request is authenticated).
     /// On the stack: the calls every function made, through its AWS endpoint (the functions'
-    /// own telemetry left out).
+    /// own telemetry and the scheduled functions' calls left out).
     pub async fn calls_of<T, F: std::future::Future<Output = T>>(
         &self,
         request: F,
