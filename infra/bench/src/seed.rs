@@ -11,7 +11,7 @@ use axum::http::Method;
 use blog_api::{
     articles::{
         content,
-        model::{ArticleBody, ArticleHead, Status, TagRef},
+        model::{ArticleBody, ArticleHead, TagRef},
         related, search, sitemap_pages,
         store::{self, StoreError},
     },
@@ -162,31 +162,12 @@ async fn save_published(
     let published = blog_api::time::format(published);
     let rendered = content::render(&spec.markdown);
     let head = ArticleHead {
-        id,
-        title: spec.title.clone(),
         summary: spec.summary.clone(),
-        cover_image: String::new(),
-        author_id: author,
         category_id: Some(category.id),
         category_name: Some(category.name.clone()),
         tags,
-        status: Status::Published,
         is_top: spec.is_top,
-        is_featured: false,
-        is_comment_disabled: false,
-        version: 1,
-        publish_time: Some(published.clone()),
-        create_time: published.clone(),
-        update_time: published,
-        is_deleted: false,
-        author_name: String::new(),
-        author_avatar: String::new(),
-        author_renamed_at: 0,
-        view_count: 0,
-        like_count: 0,
-        comment_count: 0,
-        scheduled_at: None,
-        revision_count: 0,
+        ..ArticleHead::published(id, &spec.title, author, &published)
     };
     let body = ArticleBody {
         content: spec.markdown.clone(),

@@ -234,16 +234,20 @@ mod tests {
         index.search(&Query::new(text)).map_or(0, |results| results.total)
     }
 
+    /// A bucket in a temporary folder (kept while the folder is) and an empty table.
+    fn storage() -> (tempfile::TempDir, Arc<dyn Blobs>, SqliteTable) {
+        let dir = tempfile::tempdir().unwrap();
+        let blobs = LocalBlobs::open(dir.path(), "http://blobs.test", b"key").unwrap();
+        (dir, Arc::new(blobs), SqliteTable::in_memory().unwrap())
+    }
+
     async fn etag(blobs: &dyn Blobs) -> Option<String> {
         blobs.head(INDEX_KEY).await.unwrap().map(|info| info.etag)
     }
 
     #[tokio::test]
     async fn a_missing_index_is_stored_once_and_withdrawing_what_it_lacks_writes_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let blobs: Arc<dyn Blobs> =
-            Arc::new(LocalBlobs::open(dir.path(), "http://blobs.test", b"key").unwrap());
-        let table = SqliteTable::in_memory().unwrap();
+        let (_dir, blobs, table) = storage();
         let keeper = IndexKeeper::new(blobs.clone());
         assert_eq!(etag(blobs.as_ref()).await, None);
         assert_eq!(keeper.sync(&table, "m", 7).await.unwrap(), Synced::Removed);
@@ -259,10 +263,7 @@ mod tests {
 
     #[tokio::test]
     async fn two_workers_with_stale_copies_keep_each_others_articles() {
-        let dir = tempfile::tempdir().unwrap();
-        let blobs: Arc<dyn Blobs> =
-            Arc::new(LocalBlobs::open(dir.path(), "http://blobs.test", b"key").unwrap());
-        let table = SqliteTable::in_memory().unwrap();
+        let (_dir, blobs, table) = storage();
         let (first, second) = (IndexKeeper::new(blobs.clone()), IndexKeeper::new(blobs.clone()));
         published(&table, 1, "Lighthouse").await;
         assert_eq!(first.sync(&table, "m", 1).await.unwrap(), Synced::Indexed);

@@ -164,18 +164,17 @@ fn is_zero(value: &i64) -> bool {
 /// The attributes of a head that are only ever ADDed.
 pub const COUNTERS: [&str; 3] = ["viewCount", "likeCount", "commentCount"];
 
-#[cfg(test)]
 impl ArticleHead {
-    /// For tests to vary: article `id` titled `title`, published, of no category or tag, by
-    /// author 1, created, published and changed at 2026-01-01T00:00:00, at version 1.
-    pub(crate) fn published_for_tests(id: u64, title: &str) -> Self {
-        let at = "2026-01-01T00:00:00".to_string();
+    /// Article `id` titled `title` by author `author_id`, published, created and last changed
+    /// at `at`, at version 1, of no category or tag, with no summary, cover or counts: the
+    /// start of a published article that tools and tests vary.
+    pub fn published(id: u64, title: &str, author_id: u64, at: &str) -> Self {
         ArticleHead {
             id,
             title: title.into(),
             summary: String::new(),
             cover_image: String::new(),
-            author_id: 1,
+            author_id,
             category_id: None,
             category_name: None,
             tags: Vec::new(),
@@ -184,9 +183,9 @@ impl ArticleHead {
             is_featured: false,
             is_comment_disabled: false,
             version: 1,
-            publish_time: Some(at.clone()),
-            create_time: at.clone(),
-            update_time: at,
+            publish_time: Some(at.into()),
+            create_time: at.into(),
+            update_time: at.into(),
             is_deleted: false,
             author_name: String::new(),
             author_avatar: String::new(),
@@ -197,6 +196,12 @@ impl ArticleHead {
             scheduled_at: None,
             revision_count: 0,
         }
+    }
+
+    /// For tests to vary: [`ArticleHead::published`] by author 1 at 2026-01-01T00:00:00.
+    #[cfg(test)]
+    pub(crate) fn published_for_tests(id: u64, title: &str) -> Self {
+        Self::published(id, title, 1, "2026-01-01T00:00:00")
     }
 }
 
