@@ -56,12 +56,16 @@ endif
 ## http://127.0.0.1:<port>): health, logins, an article through the worker, a file round trip,
 ## metrics; one line per check, non-zero exit at the first failure; removes what it created.
 ## Administrator from BLOG_ADMIN_USERNAME/BLOG_ADMIN_PASSWORD, actuator token from
-## BLOG_ACTUATOR_TOKEN (when the stack has one).
+## BLOG_ACTUATOR_TOKEN (when the stack has one). Without URL, the stack of CONFIG_ENV (default
+## `default`; or STACK_NAME, REGION): its ApiUrl output, its AdminUsername, and the secrets of
+## its AdminPasswordSecretArn and ActuatorTokenSecretArn outputs (infra/deploy/deploy.sh smoke).
 .PHONY: smoke
-smoke:
-	@[[ -n "$(URL)" ]] || { echo "usage: make smoke URL=<ApiUrl> [BLOG_ADMIN_USERNAME=...]" \
-		"[BLOG_ADMIN_PASSWORD=...] [BLOG_ACTUATOR_TOKEN=...]" >&2; exit 2; }
+smoke: $(if $(URL),,deploy-tools)
+ifneq ($(URL),)
 	$(call program,blog-smoke,blog-smoke) --url "$(URL)"
+else
+	infra/deploy/deploy.sh smoke $(call program,blog-smoke,blog-smoke)
+endif
 
 ## smoke-local: `make smoke` against the local gateway and against the stack on the emulators,
 ## each started on a free port and stopped by infra/smoke/local.sh
@@ -230,17 +234,23 @@ package-arm64: package-tools
 package-tools:
 	EMULATORS_ONLY_PACKAGING=1 $(EMULATORS)/install.sh
 
-## deploy: `sam build` (cargo-lambda, no Docker) and `sam deploy` for ARCH; guided the first
-## time (writes samconfig.toml); later the saved architecture unless ARCH is given
+## deploy: `sam build` (cargo-lambda, no Docker) and `sam deploy`, no --guided, of the stack of
+## CONFIG_ENV (default `default`: its section of samconfig.toml). The first time it asks for
+## what has no default (ADMIN_EMAIL, SITE_URL; STACK_NAME, REGION, ADMIN_USERNAME show theirs),
+## each answered by its variable when given (no terminal: a missing one stops it, exit 2), and
+## saves the answers; later the saved ones. ARCH when given, else the saved one, else arm64.
+## PARAMS="Name=Value ..." sets other template parameters (saved too).
 deploy: deploy-tools
 	ARCH=$(if $(filter file,$(origin ARCH)),,$(ARCH)) infra/deploy/deploy.sh
 
-## destroy: delete the stack samconfig.toml names (sam delete asks first; the table, the bucket
-## and the administrator's password secret are retained)
+## destroy: delete the stack of CONFIG_ENV (or STACK_NAME, REGION): it names the stack and its
+## region, sam delete asks first; then it prints the retained resources (the table, the bucket,
+## the administrator's password secret) and the commands that delete them
 destroy: deploy-tools
-	SAM_CLI_TELEMETRY=0 .tools/sam/bin/sam delete
+	infra/deploy/deploy.sh destroy
 
-## deploy-tools: cargo-lambda, zig and the SAM CLI (pinned) only
+## deploy-tools: cargo-lambda, zig and the SAM CLI (pinned; its Python, with boto3, runs
+## infra/deploy/deploy.py) only
 deploy-tools:
 	EMULATORS_ONLY_PACKAGING=1 EMULATORS_WITH_SAM=1 $(EMULATORS)/install.sh
 
