@@ -73,6 +73,20 @@ endif
 smoke-local: emulator-tools stack-build
 	CARGO="$(CARGO)" infra/smoke/local.sh
 
+## invoke: a sample event sent to a function of a running `make stack` (another shell) with
+## cargo-lambda through the stack's Lambda Invoke API; the function's answer printed. Its
+## placeholders are rendered first: tokens by logins through the API (the administrator of
+## BLOG_ADMIN_*, event_user), the actuator's from the stack, ids from the variables of their
+## names (ARTICLE_ID=..., events/README.md); exit status 2, nothing invoked, when one has no
+## value. FUNCTION is a binary or a logical id; URL= and INVOKE_PORT= name another stack.
+##   make invoke FUNCTION=users EVENT=events/users/get-me.json
+.PHONY: invoke
+invoke:
+	@[[ -n "$(FUNCTION)" && -n "$(EVENT)" ]] || { echo "usage: make invoke FUNCTION=<binary or" \
+		"logical id> EVENT=<file> [ARTICLE_ID=...] [URL=...] [INVOKE_PORT=...]" >&2; exit 2; }
+	$(call program,blog-stack,blog-stack) invoke '$(FUNCTION)' '$(EVENT)' \
+		$(if $(URL),--url '$(URL)') $(if $(INVOKE_PORT),--invoke-port '$(INVOKE_PORT)')
+
 ## iam-report: docs/iam.md from the AWS actions the last stack tests recorded
 .PHONY: iam-report
 iam-report:

@@ -6,11 +6,18 @@
 #            actuator token (so the smoke test's --actuator-token is exercised)
 #   stack    the stack as template.yaml deploys it (`blog-stack serve`: the functions of
 #            `make stack-build` behind the API Gateway front) on the emulators, its parameters at
-#            their defaults, as `make stack` runs it; it fails when a function made an AWS call
-#            the template does not grant, when the stack leaves a process behind, or when this
-#            run leaves an emulator it started running
+#            their defaults, as `make stack` runs it; after the smoke test, `make invoke` of
+#            events/users/get-me.json through the stack's Lambda Invoke API with cargo-lambda
+#            (the answer must be event_user's); it fails when a function made an AWS call the
+#            template does not grant, when the stack leaves a process behind, or when this run
+#            leaves an emulator it started running
 #
-#   infra/smoke/local.sh [gateway|stack]    (both when no argument)
+#   localstack  the same stack on LocalStack's runtime without Docker, as `make localstack` runs
+#            it (infra/localstack/with-localstack.sh: LocalStack's S3, SQS and Secrets Manager,
+#            the resources its ready hook creates, the table on DynamoDB Local), with the same
+#            checks
+#
+#   infra/smoke/local.sh [gateway|stack|localstack]    (all three when no argument)
 #
 # Each target listens on a free port (never 3000: `make dev` may be running) and is stopped
 # afterwards; the time each took is printed. The administrator is BLOG_ADMIN_* (the Makefile's
@@ -68,6 +75,12 @@ stop() {
   return "$status"
 }
 
+# What `blog-stack serve` runs on (its lines' prefix), and its arguments beyond `serve`.
+TARGET=stack
+SERVE_ARGS=()
+# The emulators running before a LocalStack run.
+WORK_BEFORE="$(mktemp)"
+
 # Processes started for this run, stopped on any exit.
 SERVER_PID=""
 WORK=""
@@ -76,6 +89,7 @@ on_exit() {
     stop "$SERVER_PID" INT 30 || true
   fi
   [[ -z "$WORK" ]] || rm -rf "$WORK"
+  rm -f "$WORK_BEFORE"
 }
 trap on_exit EXIT
 trap 'exit 130' INT
@@ -139,39 +153,80 @@ run_stack() {
   log "stack: passed in $(since "$started") (emulators, start, smoke test, stop)"
 }
 
+# The stack on LocalStack (with-localstack.sh starts LocalStack and its DynamoDB Local unless
+# both run, and stops them after).
+run_localstack() {
+  local started status=0 script
+  started=$(now_ms)
+  EMULATORS_STATE_DIR="$ROOT/.emulators/localstack" running_emulators >"$WORK_BEFORE" || true
+  "$ROOT/infra/localstack/with-localstack.sh" "$SELF" stack-on-localstack || status=$?
+  for script in dynamodb-local.sh localstack.sh; do
+    if EMULATORS_STATE_DIR="$ROOT/.emulators/localstack" "$EMULATORS/$script" status >/dev/null 2>&1 &&
+      ! grep -qx "$script" "$WORK_BEFORE"; then
+      log "localstack: ${script%.sh} was started for this run and is still running"
+      status=1
+    fi
+  done
+  ((status == 0)) || die "localstack: failed ($(since "$started"))"
+  log "localstack: passed in $(since "$started") (LocalStack and its resources, start, smoke" \
+    "test, stop)"
+}
+
+# `make invoke` of one sample on the running stack (its serving file, $1): get-me answered with
+# event_user's data, the placeholder rendered by a registration and a login.
+invoke_sample() {
+  local started answer
+  started=$(now_ms)
+  answer="$(BLOG_STACK_SERVING_FILE="$1" make --no-print-directory -s -C "$ROOT" invoke \
+    FUNCTION=users EVENT=events/users/get-me.json CARGO="$CARGO")" || return 1
+  python3 - "$answer" <<'EOF' || { log "stack: make invoke answered: $answer"; return 1; }
+import json, sys
+response = json.loads(sys.argv[1])
+assert response["statusCode"] == 200, response["statusCode"]
+assert json.loads(response["body"])["data"]["username"] == "event_user"
+EOF
+  log "stack: make invoke FUNCTION=users EVENT=events/users/get-me.json answered event_user" \
+    "in $(since "$started")"
+}
+
 # Inside with-emulators.sh: `blog-stack serve` on a free port in a session of its own (to find
-# anything it leaves behind), the smoke test, SIGINT, and the checks after it stopped.
+# anything it leaves behind), its Lambda Invoke API on another (never 9000, which `make stack`
+# may hold), the smoke test, `make invoke`, SIGINT, and the checks after it stopped.
 stack_on_emulators() {
   local port url started status=0 line run_dir leftovers
   started=$(now_ms)
   WORK="$(mktemp -d)"
   port="$(free_port)"
   url="http://127.0.0.1:$port"
-  log "stack: blog-stack serve on $url"
+  log "$TARGET: blog-stack serve on $url"
   : >"$WORK/stack.log" # there before the first look for the ready line
-  BLOG_HOST=127.0.0.1 BLOG_PORT="$port" \
-    setsid "$BLOG_BINS/blog-stack" serve >"$WORK/stack.log" 2>&1 &
+  BLOG_HOST=127.0.0.1 BLOG_PORT="$port" BLOG_STACK_INVOKE_PORT=0 \
+    BLOG_STACK_SERVING_FILE="$WORK/serving.json" \
+    setsid "$BLOG_BINS/blog-stack" serve ${SERVE_ARGS[@]+"${SERVE_ARGS[@]}"} >"$WORK/stack.log" 2>&1 &
   SERVER_PID=$!
   local deadline=$((SECONDS + READY_SECONDS))
   # The last line of its start (the serving line and the actuator token's are before it).
   until grep -q '^\[stack\] function logs in ' "$WORK/stack.log"; do
     if ! kill -0 "$SERVER_PID" 2>/dev/null || ((SECONDS > deadline)); then
       tail -n 50 "$WORK/stack.log" >&2
-      die "stack: not serving after $(since "$started")"
+      die "$TARGET: not serving after $(since "$started")"
     fi
     sleep 0.2
   done
   line="$(grep -m1 '^\[stack\] serving the API on ' "$WORK/stack.log")"
-  [[ "$line" == *"$url"* ]] || die "stack: serving elsewhere than $url: $line"
-  log "stack: serving after $(since "$started")"
+  [[ "$line" == *"$url"* ]] || die "$TARGET: serving elsewhere than $url: $line"
+  log "$TARGET: serving after $(since "$started")"
   # The actuator's token: generated into its secret, as the template does by default.
   local token_file
   token_file="$(sed -n 's/^\[stack\] .*the token is in \(.*\) (BLOG_ACTUATOR_TOKEN chooses it)$/\1/p' \
     "$WORK/stack.log")"
-  [[ -r "$token_file" ]] || die "stack: no actuator token file announced"
+  [[ -r "$token_file" ]] || die "$TARGET: no actuator token file announced"
   BLOG_ACTUATOR_TOKEN="$(cat "$token_file")" smoke "$url" || status=$?
+  if [[ "$TARGET" == stack ]]; then
+    ((status != 0)) || invoke_sample "$WORK/serving.json" || status=$?
+  fi
   local session=$SERVER_PID
-  stop "$SERVER_PID" INT 60 || { log "stack: exited with status $? on SIGINT"; status=1; }
+  stop "$SERVER_PID" INT 60 || { log "$TARGET: exited with status $? on SIGINT"; status=1; }
   SERVER_PID=""
   # The functions die with the stack (a parent-death signal): give the kernel a moment.
   for _ in $(seq 1 50); do
@@ -180,25 +235,25 @@ stack_on_emulators() {
     sleep 0.1
   done
   if [[ -n "$leftovers" ]]; then
-    log "stack: processes left behind after it stopped:"$'\n'"$leftovers"
+    log "$TARGET: processes left behind after it stopped:"$'\n'"$leftovers"
     kill -s KILL -- "-$session" 2>/dev/null || true
     status=1
   fi
   if grep '^\[stack\] IAM: ' "$WORK/stack.log" >&2; then
-    log "stack: a function made AWS calls template.yaml does not grant (above)"
+    log "$TARGET: a function made AWS calls template.yaml does not grant (above)"
     status=1
   fi
   run_dir="$(sed -n 's/^\[stack\] function logs in \(.*\); Ctrl-C stops everything$/\1/p' \
     "$WORK/stack.log")"
   if ((status != 0)); then
     grep -v '^\[stack\] IAM: ' "$WORK/stack.log" | tail -n 50 >&2
-    die "stack: failed (above); function logs in ${run_dir:-target/stack/run}"
+    die "$TARGET: failed (above); function logs in ${run_dir:-target/stack/run}"
   fi
   [[ -z "$run_dir" ]] || rm -rf "$run_dir"
 }
 
 case "${1:-all}" in
-  gateway | stack | all)
+  gateway | stack | localstack | all)
     # The targets' configuration is this script's: only the administrator comes from outside.
     for name in $(compgen -v BLOG_); do
       case "$name" in
@@ -218,9 +273,18 @@ case "${1:-all}" in
       BLOG_BINS="${CARGO_TARGET_DIR:-$ROOT/target}/debug"
     fi
     export BLOG_BINS
-    [[ "${1:-all}" == stack ]] || run_gateway
-    [[ "${1:-all}" == gateway ]] || run_stack
+    case "${1:-all}" in
+      gateway) run_gateway ;;
+      stack) run_stack ;;
+      localstack) run_localstack ;;
+      all) run_gateway && run_stack && run_localstack ;;
+    esac
     ;;
   stack-on-emulators) stack_on_emulators ;;
-  *) die "usage: $0 [gateway|stack]" ;;
+  stack-on-localstack)
+    TARGET=localstack
+    SERVE_ARGS=(--existing infra/localstack/resources --parameter Embedder=local)
+    stack_on_emulators
+    ;;
+  *) die "usage: $0 [gateway|stack|localstack]" ;;
 esac

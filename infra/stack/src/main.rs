@@ -1,16 +1,21 @@
 //! `blog-stack`: builds the functions (debug, one cargo invocation), serves the stack
-//! template.yaml describes (`make stack`), and writes the IAM report.
+//! template.yaml describes (`make stack`), invokes its functions with a sample event (`make
+//! invoke`), and writes the IAM report.
 
 use std::{
     collections::BTreeMap,
     net::SocketAddr,
     path::{Path, PathBuf},
     process::Stdio,
+    sync::Arc,
     time::Duration,
 };
 
 use anyhow::{bail, Context, Result};
-use blog_stack::{clients::Emulators, report, template::Template, Stack, StackOptions};
+use blog_stack::{
+    clients::Emulators, invoke, invoke_api, report, serving, template::Template, Stack,
+    StackOptions,
+};
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -47,7 +52,18 @@ enum Command {
         /// Instances a function may run at once.
         #[arg(long, default_value_t = 4)]
         max_instances: usize,
+        /// The Lambda Invoke API's port on 127.0.0.1 and ::1 (0: a free one); by default 9000,
+        /// cargo-lambda's, or a free one when that is taken.
+        #[arg(long, env = "BLOG_STACK_INVOKE_PORT")]
+        invoke_port: Option<u16>,
+        /// Where to write the serving file `blog-stack invoke` reads (relative to the
+        /// workspace).
+        #[arg(long, env = "BLOG_STACK_SERVING_FILE", default_value = serving::DEFAULT_PATH)]
+        serving_file: PathBuf,
     },
+    /// Invoke a function of the running stack with an event, its placeholders rendered first,
+    /// through cargo-lambda (`make invoke`); exit status 2 when a placeholder has no value.
+    Invoke(invoke::InvokeArgs),
     /// Write docs/iam.md from the rows the stack tests saved.
     IamReport {
         /// Where the tests saved their rows.
@@ -72,9 +88,18 @@ async fn main() -> Result<()> {
     let template = Template::load(&workspace.join("template.yaml"))?;
     match cli.command {
         Command::Build { test_features } => build(&workspace, &template, test_features),
-        Command::Serve { parameters, schedule_seconds, max_instances } => {
-            serve(workspace, parameters, schedule_seconds, max_instances).await
+        Command::Serve {
+            parameters,
+            schedule_seconds,
+            max_instances,
+            invoke_port,
+            serving_file,
+        } => {
+            let serving_file = workspace.join(serving_file);
+            let ports = (invoke_port, serving_file);
+            serve(workspace, parameters, schedule_seconds, max_instances, ports).await
         }
+        Command::Invoke(args) => std::process::exit(invoke::run(&workspace, &args).await?),
         Command::IamReport { rows, out } => {
             let rows = report::load_rows(&workspace.join(rows))?;
             let text = report::render(&template, &rows, "make iam-report")?;
@@ -141,6 +166,7 @@ async fn serve(
     parameters: Vec<(String, String)>,
     schedule_seconds: Option<u64>,
     max_instances: usize,
+    (invoke_port, serving_file): (Option<u16>, PathBuf),
 ) -> Result<()> {
     let host = std::env::var("BLOG_HOST").unwrap_or_else(|_| "127.0.0.1".into());
     let port = std::env::var("BLOG_PORT").unwrap_or_else(|_| "3000".into());
@@ -180,7 +206,9 @@ async fn serve(
         echo: true,
         emulators: Emulators::from_env()?,
     };
-    let stack = Stack::start(options).await?;
+    // Bound first: the ports the stack draws for its processes are never the Invoke API's.
+    let invoke = invoke_api::bind(invoke_port).await?;
+    let stack = Arc::new(Stack::start(options).await?);
     println!("[stack] serving the API on {} through the function binaries", stack.url());
     for (logical_id, binary) in stack.function_names() {
         println!("[stack]   {logical_id:22} target/stack/{binary}/bootstrap");
@@ -195,6 +223,24 @@ async fn serve(
          {} (BLOG_ACTUATOR_TOKEN chooses it)",
         token_file.display()
     );
+    let invoke_port = invoke.port();
+    if let Some(note) = &invoke.note {
+        println!("[stack] {note}");
+    }
+    println!(
+        "[stack] the Lambda Invoke API on port {invoke_port} of {}: `cargo lambda invoke \
+         --invoke-address 127.0.0.1 --invoke-port {invoke_port} <binary> --data-file <event>`, \
+         or `make invoke FUNCTION=<binary> EVENT=<event>` (placeholders rendered)",
+        invoke.addresses().join(", ")
+    );
+    invoke_api::serve(invoke, &stack);
+    let serving = serving::Serving {
+        url: stack.url().to_string(),
+        invoke_port,
+        actuator_token_file: token_file,
+        pid: std::process::id(),
+    };
+    serving.write(&serving_file)?;
     println!(
         "[stack] function logs in {}; Ctrl-C stops everything",
         stack.options().state_dir.display()
@@ -204,6 +250,7 @@ async fn serve(
     for violation in &violations {
         eprintln!("[stack] IAM: {violation}");
     }
+    serving::Serving::remove_if_own(&serving_file, serving.pid);
     println!("[stack] stopped ({} AWS actions the template does not grant)", violations.len());
     Ok(())
 }

@@ -80,7 +80,7 @@ impl RuntimeApi {
 }
 
 /// `cargo-lambda` from `.tools/venv` (where `make tools` pins it), else from the `PATH`.
-fn cargo_lambda(workspace: &Path) -> Result<PathBuf> {
+pub(crate) fn cargo_lambda(workspace: &Path) -> Result<PathBuf> {
     let pinned = workspace.join(".tools/venv/bin/cargo-lambda");
     if pinned.exists() {
         return Ok(pinned);
@@ -109,7 +109,7 @@ pub fn free_port() -> Result<u16> {
 }
 
 /// The lowest port [`free_port`] draws (above the well-known and common service ports).
-const FIRST_CHOSEN_PORT: u16 = 20_000;
+pub(crate) const FIRST_CHOSEN_PORT: u16 = 20_000;
 
 /// The kernel's range for ports bound as 0 (Linux's default when it cannot be read).
 fn ephemeral_range() -> (u16, u16) {

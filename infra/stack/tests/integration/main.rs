@@ -7,6 +7,7 @@ mod deploy;
 mod function_features;
 mod index_grants;
 mod initialisation;
+mod invoke;
 mod least_privilege;
 mod localstack;
 mod must_not;

@@ -2,9 +2,14 @@
 //! requests they describe, through the front, which must build the same event (route key,
 //! path and query parameters) and hand it to the function of the sample's folder; the SQS
 //! batch to the worker and the schedule's input to the outbox sweep through the Invoke API.
-//! Each answer is checked, and every AWS call the functions made must be granted.
+//! Each answer is checked, and every AWS call the functions made must be granted. Without a
+//! stack: events/README.md lists every sample with the placeholders it holds, and every
+//! placeholder, each of which `make invoke` knows how to fill.
 
-use std::{collections::HashMap, path::Path};
+use std::{
+    collections::{BTreeMap, BTreeSet, HashMap},
+    path::Path,
+};
 
 use blog_stack::{functions::Outcome, Stack};
 use serde_json::{json, Value};
@@ -322,4 +327,69 @@ async fn every_sample_event_replays_through_the_front_to_its_function() {
     let rows = blog_stack::testing::workspace().join("target/stack/iam");
     replay.stack.save_iam_rows(&rows).unwrap();
     assert!(Path::new(&rows).exists());
+}
+
+/// The rows of events/README.md's table of samples: file, and the placeholders its last
+/// column ("Needs") names.
+fn readme_samples() -> BTreeMap<String, BTreeSet<String>> {
+    let readme = blog_stack::testing::workspace().join("events/README.md");
+    let text = std::fs::read_to_string(readme).unwrap();
+    let mut rows = BTreeMap::new();
+    for line in text.lines().filter(|line| line.starts_with("| `")) {
+        let file = line.trim_start_matches("| `").split('`').next().unwrap();
+        if file.ends_with(".json") {
+            let needs = line.trim_end().trim_end_matches('|').rsplit('|').next().unwrap();
+            let previous = rows.insert(file.to_string(), blog_stack::render::placeholders(needs));
+            assert!(previous.is_none(), "{file} has two rows");
+        }
+    }
+    rows
+}
+
+/// Every sample of `events/` (`<folder>/<file>.json`) and its placeholders.
+fn samples() -> BTreeMap<String, BTreeSet<String>> {
+    let events = blog_stack::testing::workspace().join("events");
+    let mut samples = BTreeMap::new();
+    for folder in std::fs::read_dir(&events).unwrap() {
+        for file in std::fs::read_dir(folder.unwrap().path()).into_iter().flatten() {
+            let path = file.unwrap().path();
+            let relative = path.strip_prefix(&events).unwrap().to_string_lossy().into_owned();
+            let text = std::fs::read_to_string(&path).unwrap();
+            samples.insert(relative, blog_stack::render::placeholders(&text));
+        }
+    }
+    samples
+}
+
+#[test]
+fn every_sample_event_is_in_the_readmes_table_which_names_the_placeholders_it_holds() {
+    let (table, samples) = (readme_samples(), samples());
+    let mut wrong: Vec<String> = samples
+        .iter()
+        .filter(|(file, holds)| table.get(*file) != Some(holds))
+        .map(|(file, holds)| match table.get(file) {
+            Some(named) => format!("{file}: holds {holds:?}, its row names {named:?}"),
+            None => format!("{file}: no row"),
+        })
+        .collect();
+    wrong.extend(
+        table.keys().filter(|f| !samples.contains_key(*f)).map(|f| format!("{f}: no file")),
+    );
+    assert!(wrong.is_empty(), "events/README.md's table of samples:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_readmes_placeholder_table_is_every_placeholder_of_the_samples_and_make_invoke_fills_each() {
+    let readme = blog_stack::testing::workspace().join("events/README.md");
+    let text = std::fs::read_to_string(readme).unwrap();
+    let table: BTreeSet<String> = text
+        .lines()
+        .filter(|line| line.starts_with("| `{{"))
+        .flat_map(|line| blog_stack::render::placeholders(line.split(" | ").next().unwrap()))
+        .collect();
+    let used: BTreeSet<String> = samples().into_values().flatten().collect();
+    assert_eq!(table, used, "the placeholder table against the samples");
+    let filled: BTreeSet<String> =
+        blog_stack::render::PLACEHOLDERS.iter().map(|(name, _)| name.to_string()).collect();
+    assert_eq!(filled, used, "the placeholders blog-stack invoke knows");
 }
