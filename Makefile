@@ -36,6 +36,25 @@ stack: emulator-tools stack-build
 	$(EMULATORS)/with-emulators.sh $(call program,blog-stack,blog-stack) serve \
 		$(foreach p,$(PARAMS),--parameter '$(p)')
 
+## localstack: the same stack on LocalStack's runtime without Docker (installed by
+## localstack-tools): LocalStack's S3, SQS and Secrets Manager with the resources its ready hook
+## creates (infra/localstack/ready.d and resources/, the files the compose file mounts), the
+## table on DynamoDB Local beside it (LocalStack's DynamoDB downloads its engine on first use);
+## the local embedder, as infra/localstack/parameter-overrides.txt chooses (LocalStack has no
+## Bedrock). The administrator's password and the actuator's token are BLOG_ADMIN_PASSWORD and
+## BLOG_ACTUATOR_TOKEN (default local-actuator-token), stored by the hook. Ctrl-C stops
+## everything. PARAMS as for `make stack`.
+BLOG_ACTUATOR_TOKEN ?= local-actuator-token
+.PHONY: localstack localstack-tools
+localstack: localstack-tools stack-build
+	BLOG_ACTUATOR_TOKEN='$(BLOG_ACTUATOR_TOKEN)' infra/localstack/with-localstack.sh \
+		$(call program,blog-stack,blog-stack) serve --existing infra/localstack/resources \
+		--parameter Embedder=local $(foreach p,$(PARAMS),--parameter '$(p)')
+
+## localstack-tools: DynamoDB Local, cargo-lambda and LocalStack's runtime (Python 3.13)
+localstack-tools:
+	EMULATORS_SKIP_PYTHON=1 EMULATORS_SKIP_S3S=1 EMULATORS_WITH_LOCALSTACK=1 $(EMULATORS)/install.sh
+
 ## stack-build: every function of template.yaml built by one cargo invocation with the features
 ## of the functions together (debug), into target/stack/<function>/bootstrap; without `make
 ## test`'s clippy wrapper (its test build lints every feature at once). STACK_FEATURES=tests
@@ -67,10 +86,11 @@ else
 	infra/deploy/deploy.sh smoke $(call program,blog-smoke,blog-smoke)
 endif
 
-## smoke-local: `make smoke` against the local gateway and against the stack on the emulators,
-## each started on a free port and stopped by infra/smoke/local.sh
+## smoke-local: `make smoke` against the local gateway, the stack on the emulators and the stack
+## on LocalStack (`make localstack`), each started on a free port and stopped by
+## infra/smoke/local.sh
 .PHONY: smoke-local
-smoke-local: emulator-tools stack-build
+smoke-local: emulator-tools localstack-tools stack-build
 	CARGO="$(CARGO)" infra/smoke/local.sh
 
 ## invoke: a sample event sent to a function of a running `make stack` (another shell) with
@@ -81,11 +101,11 @@ smoke-local: emulator-tools stack-build
 ## value. FUNCTION is a binary or a logical id; URL= and INVOKE_PORT= name another stack.
 ##   make invoke FUNCTION=users EVENT=events/users/get-me.json
 .PHONY: invoke
+INVOKE_STACK = $(if $(URL), --url '$(URL)')$(if $(INVOKE_PORT), --invoke-port '$(INVOKE_PORT)')
 invoke:
 	@[[ -n "$(FUNCTION)" && -n "$(EVENT)" ]] || { echo "usage: make invoke FUNCTION=<binary or" \
 		"logical id> EVENT=<file> [ARTICLE_ID=...] [URL=...] [INVOKE_PORT=...]" >&2; exit 2; }
-	$(call program,blog-stack,blog-stack) invoke '$(FUNCTION)' '$(EVENT)' \
-		$(if $(URL),--url '$(URL)') $(if $(INVOKE_PORT),--invoke-port '$(INVOKE_PORT)')
+	$(call program,blog-stack,blog-stack) invoke '$(FUNCTION)' '$(EVENT)'$(INVOKE_STACK)
 
 ## iam-report: docs/iam.md from the AWS actions the last stack tests recorded
 .PHONY: iam-report
@@ -158,9 +178,9 @@ test:
 	[[ $$tools_status == 0 ]] || exit 1; \
 	for each in $(TEST_STEPS); do step $$each '$(LINTED_BUILD)' || exit 1; done
 
-## tools: install the pinned emulators and linters into .tools/
+## tools: install the pinned emulators, LocalStack's runtime and the linters into .tools/
 tools:
-	$(EMULATORS)/install.sh
+	EMULATORS_WITH_LOCALSTACK=1 $(EMULATORS)/install.sh
 
 ## emulator-tools: the tools but the AWS SAM CLI, which only the template's lint and the deploy
 ## run (`make stack`, `make smoke-local` and the benches need the emulators alone)

@@ -9,6 +9,8 @@
 #                cargo-lambda with zig (PyPI `cargo-lambda`, `ziglang`) for `make package`
 #   .tools/sam   Python venv with the AWS SAM CLI (`sam validate --lint`; its boto3 pin differs
 #                from moto's, hence its own venv)
+#   .tools/localstack  Python 3.13 venv with LocalStack's runtime (`make localstack`, `make test`;
+#                only with EMULATORS_WITH_LOCALSTACK=1), the AWS CLI and awslocal for its hook
 #   .tools/cargo s3s-fs (crates.io), a local S3 server that verifies SigV4 signatures, so the
 #                tests prove that presigned URLs bind content type and length (moto does not)
 #
@@ -33,6 +35,12 @@ OHA_VERSION="1.16.0" # `make bench` only (EMULATORS_WITH_BENCH=1)
 CARGO_LAMBDA_VERSION="1.9.2"
 ZIGLANG_VERSION="0.17.1"
 SAM_CLI_VERSION="1.170.0"
+# `make localstack` (EMULATORS_WITH_LOCALSTACK=1): LocalStack's runtime without Docker. 4.14.0 is
+# the last release that starts without a LocalStack account; it needs Python 3.13, cbor2 below
+# 5.7 and service_identity; the AWS CLI and awslocal run its ready hook.
+LOCALSTACK_VERSION="4.14.0"
+LOCALSTACK_PYTHON="3.13"
+LOCALSTACK_EXTRAS=("cbor2==5.6.5" "service-identity==26.1.0" "awscli==1.44.44" "awscli-local==0.23.0")
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 TOOLS="$ROOT/.tools"
@@ -145,6 +153,41 @@ except m.PackageNotFoundError: print("")' "$1"
   else
     install_sam
   fi
+fi
+
+# --- LocalStack's runtime (PyPI, pinned, Python 3.13; `make localstack`) ------------------------
+# Python 3.13 from pyenv's versions (the machines' images carry it there; its shim on the PATH
+# runs only where 3.13 is selected), else from the PATH.
+python_for_localstack() {
+  local found
+  for found in "$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")"/versions/"$LOCALSTACK_PYTHON".*/bin/python3 \
+    "$(command -v "python$LOCALSTACK_PYTHON" || true)"; do
+    if [[ -x "$found" ]] && "$found" -c 'import venv' 2>/dev/null; then
+      echo "$found"
+      return 0
+    fi
+  done
+  return 1
+}
+if [[ "${EMULATORS_WITH_LOCALSTACK:-0}" == "1" ]]; then
+  ls_venv="$TOOLS/localstack"
+  if [[ ! -x "$ls_venv/bin/python" ]]; then
+    ls_python=$(python_for_localstack) || die "LocalStack $LOCALSTACK_VERSION needs Python \
+$LOCALSTACK_PYTHON (python$LOCALSTACK_PYTHON on the PATH, or pyenv install $LOCALSTACK_PYTHON): on 3.11 \
+its S3 answers 500, on 3.12 it does not import"
+    log "creating venv .tools/localstack with $ls_python"
+    "$ls_python" -m venv "$ls_venv"
+  fi
+  if [[ "$(pip_version "$ls_venv" localstack-core)" == "$LOCALSTACK_VERSION" &&
+    "$(pip_version "$ls_venv" awscli-local)" == "${LOCALSTACK_EXTRAS[3]#*==}" ]]; then
+    log "LocalStack $LOCALSTACK_VERSION already installed"
+  else
+    log "installing localstack-core[runtime]==$LOCALSTACK_VERSION ${LOCALSTACK_EXTRAS[*]} into .tools/localstack"
+    "$ls_venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+      "localstack-core[runtime]==$LOCALSTACK_VERSION" "${LOCALSTACK_EXTRAS[@]}"
+  fi
+  [[ -x "$ls_venv/bin/awslocal" ]] || die "awslocal missing from .tools/localstack/bin"
+  log "  LocalStack $LOCALSTACK_VERSION: .tools/localstack (infra/localstack/run.sh)"
 fi
 
 # --- s3s-fs (cargo install, pinned, --locked) --------------------------------------------------

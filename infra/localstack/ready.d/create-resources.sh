@@ -5,15 +5,24 @@
 # attribute, the dead-letter queue and the event queue, the uploads bucket, and the secrets
 # (generated JWT and webhook signing keys; the administrator's password from
 # BLOG_ADMIN_PASSWORD; the actuator's token from BLOG_ACTUATOR_TOKEN).
+#
+# The same hook runs in the Docker-free runtime of `make localstack` (infra/localstack/run.sh),
+# which sets BLOG_LOCALSTACK_RESOURCES to resources/ and BLOG_LOCALSTACK_DYNAMODB_ENDPOINT to the
+# DynamoDB Local that holds the table there (LocalStack's own DynamoDB downloads its engine on
+# first use).
 set -euo pipefail
 
-resources=/etc/localstack/blog
+resources=${BLOG_LOCALSTACK_RESOURCES:-/etc/localstack/blog}
 export AWS_DEFAULT_REGION=us-east-1
 
 create() {
   local service=$1 operation=$2 file=$3
   shift 3
-  awslocal "$service" "$operation" --cli-input-json "file://$resources/$file" "$@" >/dev/null
+  local cli=(awslocal)
+  if [[ "$service" == dynamodb && -n "${BLOG_LOCALSTACK_DYNAMODB_ENDPOINT:-}" ]]; then
+    cli=(aws --endpoint-url "$BLOG_LOCALSTACK_DYNAMODB_ENDPOINT")
+  fi
+  "${cli[@]}" "$service" "$operation" --cli-input-json "file://$resources/$file" "$@" >/dev/null
   echo "blog: $service $operation $file"
 }
 

@@ -60,6 +60,11 @@ enum Command {
         /// workspace).
         #[arg(long, env = "BLOG_STACK_SERVING_FILE", default_value = serving::DEFAULT_PATH)]
         serving_file: PathBuf,
+        /// Use the resources the request files of this folder name, created beforehand, instead
+        /// of creating the template's (`make localstack`: infra/localstack/resources, which
+        /// LocalStack's ready hook creates).
+        #[arg(long)]
+        existing: Option<PathBuf>,
     },
     /// Invoke a function of the running stack with an event, its placeholders rendered first,
     /// through cargo-lambda (`make invoke`); exit status 2 when a placeholder has no value.
@@ -94,10 +99,15 @@ async fn main() -> Result<()> {
             max_instances,
             invoke_port,
             serving_file,
+            existing,
         } => {
             let serving_file = workspace.join(serving_file);
+            let existing = match existing {
+                Some(dir) => blog_stack::existing::localstack_names(&workspace.join(dir))?,
+                None => BTreeMap::new(),
+            };
             let ports = (invoke_port, serving_file);
-            serve(workspace, parameters, schedule_seconds, max_instances, ports).await
+            serve(workspace, parameters, schedule_seconds, max_instances, ports, existing).await
         }
         Command::Invoke(args) => std::process::exit(invoke::run(&workspace, &args).await?),
         Command::IamReport { rows, out } => {
@@ -167,6 +177,7 @@ async fn serve(
     schedule_seconds: Option<u64>,
     max_instances: usize,
     (invoke_port, serving_file): (Option<u16>, PathBuf),
+    existing: BTreeMap<String, String>,
 ) -> Result<()> {
     let host = std::env::var("BLOG_HOST").unwrap_or_else(|_| "127.0.0.1".into());
     let port = std::env::var("BLOG_PORT").unwrap_or_else(|_| "3000".into());
@@ -200,6 +211,7 @@ async fn serve(
         listen,
         schedule_period: schedule_seconds.map(Duration::from_secs),
         visibility_timeout: None,
+        existing,
         event_sources_enabled: true,
         max_instances,
         aws_latency: Duration::ZERO,

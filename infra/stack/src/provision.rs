@@ -1,4 +1,5 @@
-//! The template's resources created on the emulators, named as CloudFormation names them
+//! The template's resources created on the emulators (or found there, when they exist already:
+//! [`crate::existing`]), named as CloudFormation names them
 //! (`<stack>-<LogicalId>-<RANDOM>` unless the template names them): the DynamoDB table from
 //! its key schema, indexes and TTL attribute (DynamoDB Local), the queues with their redrive
 //! policies and the secrets with generated values (moto), the bucket (s3s-fs). What a function
@@ -38,6 +39,9 @@ pub struct Choices {
     /// A visibility timeout for every queue instead of the template's (faster redelivery in
     /// tests).
     pub visibility_timeout: Option<u32>,
+    /// Names of resources that exist already (by logical id), used instead of created
+    /// ([`crate::existing`]).
+    pub existing: BTreeMap<String, String>,
 }
 
 /// `<stack>-<LogicalId>-<12 random>` in upper case, as CloudFormation generates names.
@@ -98,6 +102,10 @@ pub async fn provision(
                 Err(_) => Value::Null,
             };
             let physical = match kind.as_str() {
+                _ if choices.existing.contains_key(&logical_id) => {
+                    let name = &choices.existing[&logical_id];
+                    crate::existing::adopt(clients, &kind, name, &mut made.schemas).await?
+                }
                 "AWS::DynamoDB::Table" => {
                     table(clients, stack, &logical_id, &properties, &mut made.schemas).await?
                 }

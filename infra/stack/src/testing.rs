@@ -43,6 +43,7 @@ pub fn options(admin: (&str, &str, &str), parameters: &[(&str, &str)]) -> Result
         listen: "127.0.0.1:0".parse()?,
         schedule_period: None,
         visibility_timeout: Some(3),
+        existing: BTreeMap::new(),
         event_sources_enabled: false,
         max_instances: 4,
         aws_latency: Duration::from_millis(10),

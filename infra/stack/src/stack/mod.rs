@@ -56,6 +56,9 @@ pub struct StackOptions {
     pub schedule_period: Option<Duration>,
     /// A visibility timeout for every queue instead of the template's (tests).
     pub visibility_timeout: Option<u32>,
+    /// Resources that exist already, by logical id: their names (`make localstack`'s, created
+    /// by LocalStack's ready hook). The stack uses them instead of creating these.
+    pub existing: BTreeMap<String, String>,
     /// Whether the queues' event source mappings poll from the start.
     pub event_sources_enabled: bool,
     /// Instances a function may run at once.
@@ -96,6 +99,7 @@ impl Stack {
         let choices = Choices {
             secret_values: options.secret_values.clone(),
             visibility_timeout: options.visibility_timeout,
+            existing: options.existing.clone(),
         };
         let provisioned =
             provision::provision(&template, &parameters, &options.name, &clients, &choices)

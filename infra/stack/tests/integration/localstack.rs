@@ -11,24 +11,14 @@ use std::{
 };
 
 use blog_api::config::{Config, EmbedderKind, SecretSource, StoreKind};
-use blog_stack::template::{
-    intrinsics::{Physical, Resolver},
-    Parameters, Template,
+use blog_stack::{
+    existing::LOCALSTACK_RESOURCES,
+    template::{
+        intrinsics::{Physical, Resolver},
+        Parameters, Template,
+    },
 };
 use serde_json::Value;
-
-/// Each request file of `resources/` and the template resource it creates locally.
-const RESOURCES: [(&str, &str); 9] = [
-    ("table.json", "BlogTable"),
-    ("table-ttl.json", "BlogTable"),
-    ("events-dead-letter-queue.json", "EventsDeadLetterQueue"),
-    ("events-queue.json", "EventsQueue"),
-    ("uploads-bucket.json", "UploadsBucket"),
-    ("jwt-secret.json", "JwtSecret"),
-    ("admin-password-secret.json", "AdminPasswordSecret"),
-    ("actuator-token-secret.json", "ActuatorTokenSecret"),
-    ("webhook-signing-secret.json", "WebhookSigningSecret"),
-];
 
 /// Table properties a local run does without.
 const NOT_REPRODUCED: [&str; 1] = ["PointInTimeRecoverySpecification"];
@@ -276,7 +266,7 @@ fn the_init_script_creates_a_local_twin_of_each_resource_the_functions_use() {
             .into_iter()
             .map(|(id, _)| id)
             .collect();
-        let twins: BTreeSet<String> = RESOURCES
+        let twins: BTreeSet<String> = LOCALSTACK_RESOURCES
             .iter()
             .filter(|(_, id)| template.resource(id).is_some_and(|r| r["Type"] == kind))
             .map(|(_, id)| id.to_string())
@@ -288,7 +278,8 @@ fn the_init_script_creates_a_local_twin_of_each_resource_the_functions_use() {
         .expect("resources/")
         .map(|entry| entry.expect("entry").file_name().to_string_lossy().into_owned())
         .collect();
-    let known: BTreeSet<String> = RESOURCES.iter().map(|(file, _)| file.to_string()).collect();
+    let known: BTreeSet<String> =
+        LOCALSTACK_RESOURCES.iter().map(|(file, _)| file.to_string()).collect();
     assert_eq!(files, known, "resources/ holds exactly the files this test checks");
     for file in &files {
         assert!(script.contains(&format!(" {file}")), "the init script never creates {file}");
@@ -336,7 +327,7 @@ fn check_queue(template: &Template, logical_id: &str, file: &str) {
             let count = scalar(&policy["maxReceiveCount"]);
             assert_eq!(count, scalar(&value["maxReceiveCount"]), "{file}: maxReceiveCount");
             let target = value["deadLetterTargetArn"]["Fn::GetAtt"][0].as_str().expect("GetAtt");
-            let (twin, _) = RESOURCES
+            let (twin, _) = LOCALSTACK_RESOURCES
                 .iter()
                 .find(|(_, id)| *id == target)
                 .unwrap_or_else(|| panic!("no file for {target}"));
@@ -375,7 +366,10 @@ fn compose_mounts_what_the_init_script_reads_on_the_network_the_endpoints_name()
         volume.split(':').nth(1).expect("a container path").to_string()
     };
     assert_eq!(mounted("./ready.d"), "/etc/localstack/init/ready.d");
-    assert!(script.contains(&format!("resources={}\n", mounted("./resources"))));
+    // The Docker-free runtime (`make localstack`) points the script elsewhere; by default it
+    // reads where compose mounts the files.
+    let default = format!("resources=${{BLOG_LOCALSTACK_RESOURCES:-{}}}\n", mounted("./resources"));
+    assert!(script.contains(&default), "{default}");
     let aliases = &service["networks"]["default"]["aliases"];
     for (parameter, url) in overrides().iter().filter(|(k, _)| k.ends_with("Endpoint")) {
         let host = url.split("://").nth(1).and_then(|rest| rest.split(':').next()).unwrap();
