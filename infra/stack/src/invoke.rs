@@ -14,7 +14,7 @@ use std::{
     time::Duration,
 };
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use axum::body::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper_util::{
@@ -55,7 +55,7 @@ pub struct InvokeArgs {
 }
 
 /// Renders the event and invokes the function with cargo-lambda, which prints the answer:
-/// its exit status, or [`UNFILLED_STATUS`].
+/// its exit status, [`UNFILLED_STATUS`], or 1 when no stack serves (said why).
 pub async fn run(workspace: &Path, args: &InvokeArgs) -> Result<i32> {
     let text = std::fs::read_to_string(&args.event)
         .with_context(|| format!("reading {}", args.event.display()))?;
@@ -76,7 +76,9 @@ pub async fn run(workspace: &Path, args: &InvokeArgs) -> Result<i32> {
     if !given_only.is_empty() {
         return Ok(refuse(&args.event, &Unfilled(given_only)));
     }
-    let target = Target::locate(workspace, args)?;
+    let Some(target) = Target::locate(workspace, args)? else {
+        return Ok(1);
+    };
     target.fill(workspace, &wanted, &mut values).await?;
     let rendered = match render::render_event(&text, &values) {
         Ok(rendered) => rendered,
@@ -117,8 +119,9 @@ struct Target {
 }
 
 impl Target {
-    /// The stack the arguments and the serving file name, once its Invoke API answers.
-    fn locate(workspace: &Path, args: &InvokeArgs) -> Result<Self> {
+    /// The stack the arguments and the serving file name, once its Invoke API answers; `None`
+    /// (said why) when none does.
+    fn locate(workspace: &Path, args: &InvokeArgs) -> Result<Option<Self>> {
         let file = workspace.join(&args.serving_file);
         let serving = Serving::read(&file)?;
         let invoke_port = args.invoke_port.filter(|port| *port != 0);
@@ -133,16 +136,17 @@ impl Target {
                 Some(_) => format!("{} is left from a stack that stopped", file.display()),
                 None => format!("no {}", file.display()),
             };
-            bail!(
-                "no stack serves the Lambda Invoke API on {address} ({why}): start `make stack` \
-                 first (or give INVOKE_PORT= and URL= of a running one)"
+            eprintln!(
+                "[invoke] no stack serves the Lambda Invoke API on {address} ({why}): start \
+                 `make stack` first (or give INVOKE_PORT= and URL= of a running one)"
             );
+            return Ok(None);
         }
-        Ok(Self {
+        Ok(Some(Self {
             url: url.unwrap_or_else(|| "http://127.0.0.1:3000".into()),
             invoke_port,
             actuator_token_file: serving.map(|s| s.actuator_token_file),
-        })
+        }))
     }
 
     /// Fills the `wanted` placeholders no variable gave that the stack can answer.
