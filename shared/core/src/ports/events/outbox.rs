@@ -55,8 +55,10 @@ pub async fn sweep(
     min_age: Duration,
 ) -> anyhow::Result<usize> {
     let cutoff = chrono::Utc::now().timestamp_millis() - min_age.as_millis() as i64;
+    // Every event created at `cutoff` or before, that millisecond included (its keys are
+    // `<cutoff>#<id>`, which sort after `<cutoff>`).
     let query = Query::partition(Index::Primary, OUTBOX)
-        .sort(SortKey::Lt(format!("{cutoff:015}")))
+        .sort(SortKey::Lt(format!("{:015}", cutoff + 1)))
         .limit(100);
     let pending = table.query(query).await?.items;
     let mut delivered = 0;
