@@ -25,7 +25,7 @@ pub enum Source {
 }
 
 /// Every placeholder of the samples and the source of its value.
-pub const PLACEHOLDERS: [(&str, Source); 10] = [
+pub const PLACEHOLDERS: [(&str, Source); 11] = [
     ("ADMIN_TOKEN", Source::Administrator),
     ("USER_TOKEN", Source::SampleUser),
     ("USER_ID", Source::SampleUser),
@@ -36,6 +36,7 @@ pub const PLACEHOLDERS: [(&str, Source); 10] = [
     ("FILE_ID", Source::Given("`data.fileId` of the `files/presigned.json` response")),
     ("COMMENT_ID", Source::Given("`data.id` of the `comments/create.json` response")),
     ("REPORT_ID", Source::Given("`data.id` of the `comments/report.json` response")),
+    ("PREVIEW_TOKEN", Source::Given("`data.token` of the `admin-articles/preview.json` response")),
 ];
 
 /// The source of the placeholder `name`; `None` for a name the table does not hold.
@@ -87,7 +88,10 @@ impl fmt::Display for Unfilled {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for name in &self.0 {
             let from = match source(name) {
-                Some(Source::Given(answer)) => format!("give {name}=<id>: {answer}"),
+                Some(Source::Given(answer)) => {
+                    let value = if name.ends_with("_TOKEN") { "token" } else { "id" };
+                    format!("give {name}=<{value}>: {answer}")
+                }
                 Some(Source::Administrator) => format!(
                     "a login as the stack's administrator (BLOG_ADMIN_USERNAME, \
                      BLOG_ADMIN_PASSWORD), or {name}=<token>"
@@ -135,10 +139,10 @@ mod tests {
 
     #[test]
     fn an_unfilled_placeholder_is_named_with_where_its_value_comes_from() {
-        let text = "{{COMMENT_ID}} {{ACTUATOR_TOKEN}} {{SOMETHING}} {{TAG_ID}}";
+        let text = "{{COMMENT_ID}} {{ACTUATOR_TOKEN}} {{SOMETHING}} {{TAG_ID}} {{PREVIEW_TOKEN}}";
         let values = BTreeMap::from([("TAG_ID".into(), "7".into())]);
         let unfilled = render(text, &values).unwrap_err();
-        assert_eq!(unfilled.0, ["ACTUATOR_TOKEN", "COMMENT_ID", "SOMETHING"]);
+        assert_eq!(unfilled.0, ["ACTUATOR_TOKEN", "COMMENT_ID", "PREVIEW_TOKEN", "SOMETHING"]);
         let message = unfilled.to_string();
         assert!(
             message.contains(
@@ -147,6 +151,7 @@ mod tests {
             "{message}"
         );
         assert!(message.contains("{{ACTUATOR_TOKEN}}: the running stack's actuator token"));
+        assert!(message.contains("{{PREVIEW_TOKEN}}: give PREVIEW_TOKEN=<token>: `data.token`"));
         assert!(message.contains("{{SOMETHING}}: not in events/README.md's placeholder table"));
     }
 }

@@ -16,7 +16,9 @@ pub mod views;
 
 // Each module of the rooms at the crate's root, where the rest of the crate and the other
 // crates name it.
-use http::{admin, admin_reads, compose, input, lifecycle, paging, public, response, update};
+use http::{
+    admin, admin_reads, compose, input, lifecycle, paging, preview, public, response, update,
+};
 pub use http::{envelope, revisions};
 use store::{keys, published, reactions};
 pub use store::{maintenance, model, read};
@@ -117,15 +119,21 @@ impl Endpoints for PublicEndpoints {
             .routes(routes!(public::by_tag))
             .routes(routes!(public::by_category));
         let search = OpenApiRouter::new().routes(routes!(http::search::search));
+        // Not a public read: no cache keeps it, no search engine lists it (every answer says
+        // so), and it counts no view.
+        let preview = OpenApiRouter::new()
+            .routes(routes!(preview::read))
+            .route_layer(axum::middleware::map_response(preview::private));
         OpenApiRouter::new()
-            .nest(BASE, caching::public_reads(routes))
+            .nest(BASE, caching::public_reads(routes).merge(preview))
             .nest(BY_SLUG_BASE, caching::public_reads(by_slug))
             .nest(SEARCH_BASE, caching::public_reads(search))
     }
 
-    /// Every answer is a public read's: kept while the table is unchanged; the HTTP caching
-    /// outside; a detail read counts its view outside both, seeing the reader's answer: a kept
-    /// answer counts, a revalidated read (304) does not.
+    /// Every answer but a preview's is a public read's: kept while the table is unchanged; the
+    /// HTTP caching outside; a detail read counts its view outside both, seeing the reader's
+    /// answer: a kept answer counts, a revalidated read (304) does not. A preview's answers
+    /// carry headers the kept answers never keep and no tag, and count no view.
     fn layer(router: axum::Router<Reading>, ctx: &Reading) -> axum::Router<Reading> {
         let reused = blog_core::http::answers::reused(router, ctx);
         views::counted(caching::conditional(reused, ctx.config.public_cache_max_age), ctx)
@@ -151,7 +159,8 @@ impl Endpoints for AdminEndpoints {
             .routes(routes!(schedule::schedule, schedule::unschedule))
             .routes(routes!(revisions::list))
             .routes(routes!(revisions::detail))
-            .routes(routes!(revisions::restore));
+            .routes(routes!(revisions::restore))
+            .routes(routes!(preview::create, preview::revoke));
         OpenApiRouter::new().nest(ADMIN_BASE, routes)
     }
 }

@@ -46,7 +46,8 @@ impl Client {
     }
 }
 
-/// The upload flow of a client, a failed login and the actuator: the secrets seen on the way.
+/// The upload flow of a client, a failed login, a preview link and the actuator: the secrets
+/// seen on the way.
 async fn exercise(client: &Client, admin_password: &str) -> Vec<String> {
     let mut secrets = vec![admin_password.to_string()];
     let wrong = json!({"username": MISTYPED_LOGIN, "password": "Wrong1234"});
@@ -77,6 +78,17 @@ async fn exercise(client: &Client, admin_password: &str) -> Vec<String> {
     secrets.extend(signatures(&access_url));
     let downloaded = client.http.get(&access_url).send().await.unwrap().bytes().await.unwrap();
     assert_eq!(downloaded.to_vec(), bytes);
+    // A preview link: its token opens a draft, and its read carries it in the path.
+    let draft = json!({"title": "Logged draft", "content": "x"});
+    let (status, created) =
+        client.send("POST", "/api/v1/admin/articles", Some(&token), Some(draft)).await;
+    assert_eq!(status, 200, "{created}");
+    let preview = format!("/api/v1/admin/articles/{}/preview", created["data"].as_str().unwrap());
+    let (status, link) = client.send("POST", &preview, Some(&token), None).await;
+    assert_eq!(status, 200, "{link}");
+    let path = link["data"]["path"].as_str().unwrap().to_string();
+    assert_eq!(client.send("GET", &path, None, None).await.0, 200, "the preview");
+    secrets.push(link["data"]["token"].as_str().unwrap().to_string());
     let actuator = client.actuator_token.as_deref();
     let (status, health) = client.send("GET", "/actuator/health", actuator, None).await;
     assert_eq!(status, 200, "{health}");

@@ -25,7 +25,7 @@ pub(crate) fn policies() -> BTreeMap<String, Policy> {
 }
 
 /// One partition key of each kind of partition of the table (docs/data-model.md).
-const PARTITIONS: [&str; 35] = [
+const PARTITIONS: [&str; 36] = [
     "USER#7",
     "USERNAME#ada",
     "EMAIL#ada@example.com",
@@ -61,7 +61,11 @@ const PARTITIONS: [&str; 35] = [
     "METRICS",
     "CONFIG",
     "SEARCHRATE#192.0.2.1",
+    PREVIEW_LINK,
 ];
+
+/// A preview link's partition (`PREVIEW#<SHA-256 of its token>`).
+const PREVIEW_LINK: &str = "PREVIEW#5f0e2b4c9a7d31e8";
 
 /// Every action on the table's items.
 const ITEM_ACTIONS: [&str; 9] = [
@@ -150,6 +154,7 @@ fn table_uses(function: &str) -> Uses {
             (&["ARTICLE#5"], &["ConditionCheckItem"]),
             (&["SITEMAP"], &["BatchGetItem", "Query"]),
             (&["SEARCHRATE#192.0.2.1"], &["PutItem", "UpdateItem"]),
+            (&[PREVIEW_LINK], &["GetItem"]),
             METRICS,
             LOGGER_LEVELS,
         ],
@@ -158,6 +163,7 @@ fn table_uses(function: &str) -> Uses {
                 &["ARTICLE#5", "CATEGORIES", "TAGS", "STATS", "OUTBOX", "COUNTER#ARTICLE"],
                 READ_WRITE,
             ),
+            (&[PREVIEW_LINK], &["PutItem", "DeleteItem"]),
             TOKEN_CHECK,
             METRICS,
             LOGGER_LEVELS,
@@ -254,6 +260,25 @@ fn every_function_is_refused_every_partition_and_item_action_it_does_not_use() {
         }
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+#[test]
+fn only_the_administration_writes_preview_links_and_only_the_articles_function_reads_them() {
+    for (function, policy) in policies() {
+        for action in ITEM_ACTIONS {
+            let granted = allows(&policy, &probe::item(action, PREVIEW_LINK));
+            let expected = match function.as_str() {
+                // The anonymous read: one GetItem by the token's digest, never a write (a
+                // reader cannot make, stretch or revoke a link), nor a Query or Scan.
+                "ArticlesFunction" => action == "GetItem",
+                // Put with the article's live link and deleted when replaced or revoked, in
+                // transactions; it never reads one back.
+                "AdminArticlesFunction" => action == "PutItem" || action == "DeleteItem",
+                _ => false,
+            };
+            assert_eq!(granted, expected, "{function} {action} {PREVIEW_LINK}");
+        }
+    }
 }
 
 /// The functions that answer anonymous callers (some of their routes need no token).

@@ -171,6 +171,12 @@ async fn replay_articles(replay: &mut Replay) {
     let created =
         replay.expect("admin-articles/create.json", 200, Some(("code", json!(200)))).await;
     replay.values.insert("ARTICLE_ID", created["data"].as_str().unwrap().into());
+    // A preview link to the draft, read anonymously.
+    let preview =
+        replay.expect("admin-articles/preview.json", 200, Some(("code", json!(200)))).await;
+    replay.values.insert("PREVIEW_TOKEN", preview["data"]["token"].as_str().unwrap().into());
+    let draft = replay.expect("articles/preview.json", 200, Some(("code", json!(200)))).await;
+    assert_eq!(draft["data"]["status"], json!(0), "{draft}");
     for file in [
         "admin-articles/list",
         "admin-articles/detail",
@@ -224,10 +230,13 @@ async fn replay_articles(replay: &mut Replay) {
         "articles/related",
         "admin-articles/archive",
         "admin-articles/unarchive",
+        "articles/preview",
+        "admin-articles/unpreview",
         "admin-articles/delete",
     ] {
         replay.expect(&format!("{file}.json"), 200, Some(("code", json!(200)))).await;
     }
+    replay.expect("articles/preview.json", 404, Some(("errorCode", json!("NOT_FOUND")))).await;
 }
 
 async fn replay_files(replay: &mut Replay) {

@@ -224,6 +224,12 @@ async fn replay_articles(ctx: &AppContext, values: &mut HashMap<&str, String>) {
     let (status, body) = invoke(&admin, event("admin-articles/create.json", values)).await;
     assert_eq!((status, &body["code"]), (200, &Value::from(200)), "create: {body}");
     values.insert("ARTICLE_ID", body["data"].as_str().unwrap().to_string());
+    // A preview link to the draft, read anonymously.
+    let (status, body) = invoke(&admin, event("admin-articles/preview.json", values)).await;
+    assert_eq!((status, &body["code"]), (200, &Value::from(200)), "preview: {body}");
+    values.insert("PREVIEW_TOKEN", body["data"]["token"].as_str().unwrap().to_string());
+    let (status, body) = invoke(&public, event("articles/preview.json", values)).await;
+    assert_eq!((status, &body["data"]["status"]), (200, &Value::from(0)), "a draft: {body}");
     let sequence = [
         (&admin, "admin-articles/list.json"),
         (&admin, "admin-articles/detail.json"),
@@ -236,6 +242,8 @@ async fn replay_articles(ctx: &AppContext, values: &mut HashMap<&str, String>) {
         (&public, "articles/search.json"),
         (&admin, "admin-articles/archive.json"),
         (&admin, "admin-articles/unarchive.json"),
+        (&public, "articles/preview.json"),
+        (&admin, "admin-articles/unpreview.json"),
         (&admin, "admin-articles/delete.json"),
     ];
     for (function, file) in sequence {
@@ -248,6 +256,8 @@ async fn replay_articles(ctx: &AppContext, values: &mut HashMap<&str, String>) {
             replay_feeds(ctx, values).await;
         }
     }
+    let (status, body) = invoke(&public, event("articles/preview.json", values)).await;
+    assert_eq!((status, &body["errorCode"]), (404, &Value::from("NOT_FOUND")), "revoked: {body}");
 }
 
 /// Replays the feeds' and the sitemap's events on the published sample article, the sample

@@ -8,6 +8,7 @@ pub mod envelope;
 pub mod input;
 pub mod lifecycle;
 pub mod paging;
+pub mod preview;
 pub mod public;
 pub mod response;
 pub mod revisions;

@@ -106,7 +106,8 @@ pub struct ListItem {
     category_name: Option<String>,
     /// Tags in the order given.
     tags: Vec<TagRef>,
-    /// First publication; `null` only for a never-published draft (administration views).
+    /// First publication; `null` only for a never-published draft (administration views and
+    /// preview links).
     #[schema(schema_with = api_time_or_null, required = true)]
     publish_time: Option<String>,
     /// Pinned: 0 or 1.
@@ -127,7 +128,7 @@ pub struct ListItem {
     #[schema(minimum = 0)]
     comment_count: i64,
     /// When a scheduled draft will be published (UTC); `null` when it is not scheduled (always
-    /// `null` in the public reads, which show no drafts).
+    /// `null` in the public reads, which show no drafts, but for a preview link's).
     #[schema(schema_with = api_time_or_null, required = true)]
     scheduled_at: Option<String>,
 }

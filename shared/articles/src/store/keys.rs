@@ -32,6 +32,19 @@ pub const AUTHOR_LINK: &str = "A#AUTHOR";
 /// Sort key of the schedule of a scheduled draft (in gsi3 partition [`SCHEDULED`]).
 pub const SCHEDULE: &str = "A#SCHEDULE";
 
+/// Sort key of the item naming an article's live preview link (the digest of its token).
+pub const PREVIEW: &str = "A#PREVIEW";
+
+/// The item naming article `id`'s live preview link.
+pub fn live_preview(id: u64) -> Key {
+    Key::new(partition(id), PREVIEW)
+}
+
+/// A preview link, by the SHA-256 digest of its token (hex).
+pub fn preview_link(digest: &str) -> Key {
+    Key::new(format!("PREVIEW#{digest}"), "PREVIEW")
+}
+
 /// Sort key of a tag link.
 pub fn tag_link(tag_id: u64) -> String {
     format!("A#TAG#{tag_id:016}")

@@ -30,6 +30,11 @@ static JWT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*").expect("a valid pattern")
 });
 
+/// A capability in a path: the token of a preview link (`/api/v1/articles/preview/<token>`),
+/// which the HTTP trace at DEBUG would log with the request's URI.
+static IN_PATH: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(/preview/)[A-Za-z0-9_%\-]+").expect("a valid pattern"));
+
 /// `line` with its secrets replaced and its control characters (but a final newline, tabs and
 /// the terminal's colour escapes) escaped.
 pub fn redact(line: &str) -> Cow<'_, str> {
@@ -41,6 +46,9 @@ pub fn redact(line: &str) -> Cow<'_, str> {
         text = Cow::Owned(replaced);
     }
     if let Cow::Owned(replaced) = KEYED.replace_all(&text, "$1$2[redacted]") {
+        text = Cow::Owned(replaced);
+    }
+    if let Cow::Owned(replaced) = IN_PATH.replace_all(&text, "${1}[redacted]") {
         text = Cow::Owned(replaced);
     }
     let body = text.strip_suffix('\n').unwrap_or(&text);
@@ -138,6 +146,17 @@ mod tests {
             }
             assert!(shown.contains("[redacted]"), "{shown}");
         }
+    }
+
+    #[test]
+    fn a_preview_links_token_in_a_path_is_redacted() {
+        let token = "q1W2e3R4t5Y6u7I8o9P0a1S2d3F4g5H6j7K8l9Z0x-_";
+        let line = format!("DEBUG request{{method=GET uri=/api/v1/articles/preview/{token} }}");
+        let shown = redact(&line);
+        assert!(!shown.contains(token), "{shown}");
+        assert!(shown.contains("uri=/api/v1/articles/preview/[redacted] "), "{shown}");
+        let answer = format!(r#"{{"path":"/api/v1/articles/preview/{token}"}}"#);
+        assert_eq!(redact(&answer), r#"{"path":"/api/v1/articles/preview/[redacted]"}"#);
     }
 
     #[test]

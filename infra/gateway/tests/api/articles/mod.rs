@@ -4,6 +4,7 @@
 mod by_slug;
 pub(crate) mod cases;
 mod categories_and_tags;
+mod preview;
 mod races;
 mod reads;
 mod revisions;
@@ -57,6 +58,12 @@ on_every_target!(
     schedule::a_cancelled_moved_or_overtaken_schedule_does_not_fire,
     revisions::revisions_answer_errors_in_the_articles_envelope,
     revisions::at_most_fifty_revisions_are_kept_the_oldest_going_first,
+    preview::a_preview_link_reads_the_draft_until_it_is_revoked,
+    preview::a_new_link_replaces_the_one_before_and_works_the_hours_asked,
+    preview::an_expired_link_answers_as_an_unknown_or_malformed_one,
+    preview::publishing_keeps_a_link_working_and_deleting_the_article_ends_it,
+    preview::preview_requests_are_checked_in_the_articles_envelope,
+    preview::a_preview_counts_no_view_and_no_cache_keeps_it,
     ;
     counting_calls:
     reads::a_public_page_deeper_than_1000_articles_is_refused_without_reading,
@@ -71,4 +78,5 @@ on_every_target!(
     views::a_read_that_is_not_found_counts_nothing_and_writes_nothing,
     views::a_revalidated_read_counts_nothing_and_a_changed_article_counts_its_reader,
     revisions::every_update_keeps_the_version_it_replaces_and_a_restore_is_a_new_version,
+    preview::preview_links_cost_what_the_data_model_says,
 );
