@@ -14,6 +14,7 @@ pub mod actions;
 pub mod bedrock;
 pub mod clients;
 pub mod cors;
+pub mod distribution;
 pub mod existing;
 pub mod forward;
 pub mod front;

@@ -29,6 +29,8 @@ pub struct Provisioned {
     pub schemas: KeySchemas,
     /// Logical ids and types of the resources the stack does not emulate.
     pub not_emulated: Vec<(String, String)>,
+    /// The distributions it emulates, bound, to be served once the resources exist.
+    pub distributions: Vec<crate::distribution::Emulated>,
 }
 
 /// Provisioning choices beyond the template.
@@ -95,7 +97,7 @@ pub async fn provision(
             };
             let properties = match resolved {
                 Ok(properties) => properties,
-                Err(_) if emulated(&kind) => {
+                Err(_) if emulated(&kind, &resource) => {
                     waiting.push((logical_id, kind, resource));
                     continue;
                 }
@@ -121,6 +123,23 @@ pub async fn provision(
                     let arn = format!("arn:aws:lambda:{REGION}:{ACCOUNT}:function:{name}");
                     Physical::new(name, &[("Arn", arn)])
                 }
+                "AWS::CloudFront::OriginAccessControl" => {
+                    let id: String = uuid::Uuid::new_v4().simple().to_string()[..14].to_uppercase();
+                    Physical::new(id.clone(), &[("Id", id)])
+                }
+                "AWS::CloudFront::Distribution" => {
+                    match crate::distribution::Emulated::bind(&logical_id, &properties)? {
+                        Some(distribution) => {
+                            let physical = distribution.physical()?;
+                            made.distributions.push(distribution);
+                            physical
+                        }
+                        None => {
+                            made.not_emulated.push((logical_id, kind));
+                            continue;
+                        }
+                    }
+                }
                 "AWS::Serverless::HttpApi" => {
                     let id: String = rand::rng()
                         .sample_iter(rand::distr::Alphanumeric)
@@ -145,16 +164,20 @@ pub async fn provision(
     Ok(made)
 }
 
-fn emulated(kind: &str) -> bool {
-    matches!(
-        kind,
-        "AWS::DynamoDB::Table"
-            | "AWS::SQS::Queue"
-            | "AWS::S3::Bucket"
-            | "AWS::SecretsManager::Secret"
-            | "AWS::Serverless::Function"
-            | "AWS::Serverless::HttpApi"
-    )
+fn emulated(kind: &str, resource: &Value) -> bool {
+    match kind {
+        "AWS::CloudFront::Distribution" => crate::distribution::Emulated::emulable(resource),
+        _ => matches!(
+            kind,
+            "AWS::DynamoDB::Table"
+                | "AWS::SQS::Queue"
+                | "AWS::S3::Bucket"
+                | "AWS::SecretsManager::Secret"
+                | "AWS::Serverless::Function"
+                | "AWS::Serverless::HttpApi"
+                | "AWS::CloudFront::OriginAccessControl"
+        ),
+    }
 }
 
 fn text<'a>(value: &'a Value, key: &str) -> Result<&'a str> {

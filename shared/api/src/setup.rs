@@ -238,7 +238,8 @@ pub async fn cloud_blobs(config: &Config) -> anyhow::Result<Arc<dyn Blobs>> {
             &sdk,
             bucket,
             config.s3_endpoint.as_deref(),
-        );
+        )
+        .with_public_files_url(config.public_files_url.as_deref());
         Ok(Arc::new(blobs))
     }
     #[cfg(not(feature = "s3"))]

@@ -29,7 +29,7 @@ use super::{
         FileEnvelope as Envelope, FileError, FileErrorEnvelope as Error, FileFault, FileOk,
     },
     input::{self, NewUpload, PresignInput},
-    model::{FileRecord, FileView, ObjectRecord, PresignedView, UploadStatus},
+    model::{AccessPolicy, FileRecord, FileView, ObjectRecord, PresignedView, UploadStatus},
     removal::remove_objects,
     repo::{self, WriteError},
     staging,
@@ -97,6 +97,9 @@ fn new_record(
         storage_type: blobs.storage_type().into(),
         bucket_name: blobs.bucket(),
         upload_status: UploadStatus::Pending,
+        access_policy: upload.access_policy,
+        ref_type: upload.reference.map(|(kind, _)| kind),
+        ref_id: upload.reference.and_then(|(_, id)| id),
         deleted: false,
         create_time: now.clone(),
         update_time: now,
@@ -141,7 +144,8 @@ pub async fn presigned(
             return Ok(FileOk::ok(view));
         }
     }
-    let file_key = input::new_key(&upload.extension, chrono::Utc::now());
+    let file_key = input::new_key(&upload.extension, upload.access_policy, chrono::Utc::now());
+    let cdn_url = public_url(blobs.as_ref(), &upload, &file_key)?;
     let staging_key = staging::staging_key(&file_key);
     let spec = UploadSpec {
         key: staging_key.clone(),
@@ -161,7 +165,26 @@ pub async fn presigned(
         file_id: id.to_string(),
         file_key,
         instant: false,
+        cdn_url,
     }))
+}
+
+/// Where a public upload will be served; `None` for a private one. A storage that serves no
+/// public files refuses a public upload (11006) rather than store what nobody could show.
+fn public_url(
+    blobs: &dyn Blobs,
+    upload: &NewUpload,
+    file_key: &str,
+) -> Result<Option<String>, FileError> {
+    if upload.access_policy == AccessPolicy::Private {
+        return Ok(None);
+    }
+    let url = blobs.public_url(file_key).ok_or_else(|| {
+        FileFault::Storage(anyhow::anyhow!(
+            "a PUBLIC upload, but the storage serves no public files (BLOG_PUBLIC_FILES_URL)"
+        ))
+    })?;
+    Ok(Some(url))
 }
 
 /// The marker (key and item) of the caller's stored object with the upload's content, when the
@@ -172,7 +195,7 @@ async fn stored_object(
     upload: &NewUpload,
 ) -> Result<Option<(Key, ObjectRecord)>, TableError> {
     let Some(md5) = &upload.md5 else { return Ok(None) };
-    let key = repo::object_key(caller.id, md5, upload.file_size);
+    let key = repo::object_key(caller.id, md5, upload.file_size, upload.access_policy);
     Ok(repo::find_object(table, &key).await?.map(|object| (key, object)))
 }
 
@@ -206,6 +229,7 @@ async fn instant(
                     upload_url: None,
                     upload_headers: None,
                     file_id: id.to_string(),
+                    cdn_url: public_url(blobs, upload, &object.file_key)?,
                     file_key: object.file_key,
                     instant: true,
                 }))
@@ -233,11 +257,12 @@ async fn instant(
     )
 )]
 pub async fn metadata(
-    State(ctx): State<AppContext>,
+    State(ctx): State<FilesContext>,
     Authenticated(caller, ..): Caller,
     PathId(id, ..): Id,
 ) -> Result<FileOk<FileView>, FileError> {
-    Ok(FileOk::ok(visible(&ctx, &caller, id).await?.view()))
+    let record = visible(&ctx, &caller, id).await?;
+    Ok(FileOk::ok(record.view(|key| ctx.port.public_url(key))))
 }
 
 /// Query of access-url.

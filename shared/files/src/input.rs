@@ -4,7 +4,12 @@
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 
-use super::envelope::{FileError, FileFault};
+use blog_core::ports::blobs::PUBLIC_PREFIX;
+
+use super::{
+    envelope::{FileError, FileFault},
+    model::{AccessPolicy, RefType},
+};
 
 /// Largest file: 10 MB.
 pub const MAX_FILE_SIZE: i64 = 10 * 1024 * 1024;
@@ -51,6 +56,16 @@ pub struct PresignInput {
     /// once verified, an upload of the same content by the same user is instant.
     #[schema(pattern = "^[0-9A-Fa-f]{32}$")]
     md5: Option<String>,
+    /// `PRIVATE` (the default: read through access URLs that expire) or `PUBLIC` (served to
+    /// anyone at a permanent `cdnUrl`; images only: JPEG, PNG, GIF, WebP).
+    #[schema(value_type = Option<AccessPolicy>)]
+    access_policy: Option<String>,
+    /// What the file belongs to: `ARTICLE`, `COMMENT`, `AVATAR` or `ATTACHMENT`.
+    #[schema(value_type = Option<RefType>)]
+    ref_type: Option<String>,
+    /// Id of what it belongs to (needs `refType`): decimal digits, as a string or a number.
+    #[schema(value_type = Option<String>, pattern = "^[1-9][0-9]*$")]
+    ref_id: Option<serde_json::Value>,
 }
 
 fn permitted_types() -> utoipa::openapi::Object {
@@ -71,6 +86,58 @@ pub struct NewUpload {
     pub extension: String,
     /// MD5 as 32 lower-case hex digits, when given.
     pub md5: Option<String>,
+    /// Who may read the bytes.
+    pub access_policy: AccessPolicy,
+    /// What the file belongs to, and its id when given.
+    pub reference: Option<(RefType, Option<u64>)>,
+}
+
+/// Types a public file may have: images that run nothing in a browser (SVG is not accepted at
+/// all: it can carry script).
+const PUBLIC_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+
+/// `accessPolicy`: PRIVATE when absent; anything but PRIVATE or PUBLIC (any case) is 10001.
+fn access_policy(raw: Option<String>) -> Result<AccessPolicy, FileError> {
+    match raw.as_deref().map(|text| text.trim().to_ascii_uppercase()).as_deref() {
+        None | Some("PRIVATE") => Ok(AccessPolicy::Private),
+        Some("PUBLIC") => Ok(AccessPolicy::Public),
+        Some(_) => {
+            Err(FileFault::Validation("accessPolicy must be PUBLIC or PRIVATE".into()).into())
+        }
+    }
+}
+
+/// `refType` and `refId`: a type among the four (any case), an id of decimal digits (a string or
+/// a number) only with a type.
+fn reference(
+    ref_type: Option<String>,
+    ref_id: Option<serde_json::Value>,
+) -> Result<Option<(RefType, Option<u64>)>, FileError> {
+    let invalid = |why: &str| FileError::from(FileFault::Validation(why.into()));
+    let id = match ref_id {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::Number(n)) => Some(n.as_u64().filter(|id| *id > 0)),
+        Some(serde_json::Value::String(text)) => Some(
+            text.parse::<u64>()
+                .ok()
+                .filter(|id| *id > 0 && text.bytes().all(|b| b.is_ascii_digit())),
+        ),
+        Some(_) => Some(None),
+    };
+    let id = match id {
+        Some(None) => return Err(invalid("refId must be an id: decimal digits, as a string")),
+        Some(Some(id)) => Some(id),
+        None => None,
+    };
+    let kind = match ref_type.as_deref().map(|text| text.trim().to_ascii_uppercase()).as_deref() {
+        None => return if id.is_some() { Err(invalid("refId needs refType")) } else { Ok(None) },
+        Some("ARTICLE") => RefType::Article,
+        Some("COMMENT") => RefType::Comment,
+        Some("AVATAR") => RefType::Avatar,
+        Some("ATTACHMENT") => RefType::Attachment,
+        Some(_) => return Err(invalid("refType must be ARTICLE, COMMENT, AVATAR or ATTACHMENT")),
+    };
+    Ok(Some((kind, id)))
 }
 
 /// Checks a presigned body; each broken rule answers its own code (10001, 11002, 11003, 11004).
@@ -105,7 +172,24 @@ pub fn validate(input: PresignInput) -> Result<NewUpload, FileError> {
             return Err(FileFault::Validation("md5 must be 32 hexadecimal digits".into()).into());
         }
     }
-    Ok(NewUpload { file_name, file_size: file_size as u64, file_type, extension, md5 })
+    let access_policy = access_policy(input.access_policy)?;
+    if access_policy == AccessPolicy::Public && !PUBLIC_TYPES.contains(&file_type.as_str()) {
+        return Err(FileFault::InvalidType(format!(
+            "a PUBLIC file must be an image (JPEG, PNG, GIF or WebP), not `{file_type}`: keep \
+             other files PRIVATE"
+        ))
+        .into());
+    }
+    let reference = reference(input.ref_type, input.ref_id)?;
+    Ok(NewUpload {
+        file_name,
+        file_size: file_size as u64,
+        file_type,
+        extension,
+        md5,
+        access_policy,
+        reference,
+    })
 }
 
 /// The lower-case extension of an acceptable file name, else 11004.
@@ -129,10 +213,15 @@ fn extension_of(name: &str) -> Result<String, FileError> {
     }
 }
 
-/// A fresh object key: `uploads/YYYY/MM/DD/<32 hex>.<ext>`.
-pub fn new_key(extension: &str, now: DateTime<Utc>) -> String {
+/// A fresh object key: `uploads/YYYY/MM/DD/<32 hex>.<ext>`, under [`PUBLIC_PREFIX`] instead of
+/// `uploads/` for a public file.
+pub fn new_key(extension: &str, policy: AccessPolicy, now: DateTime<Utc>) -> String {
     let random = uuid::Uuid::new_v4().simple();
-    format!("uploads/{}/{random}.{extension}", now.format("%Y/%m/%d"))
+    let folder = match policy {
+        AccessPolicy::Private => "uploads/",
+        AccessPolicy::Public => PUBLIC_PREFIX,
+    };
+    format!("{folder}{}/{random}.{extension}", now.format("%Y/%m/%d"))
 }
 
 #[cfg(test)]
@@ -146,6 +235,9 @@ mod tests {
             file_size: Some(size),
             file_type: Some(mime.into()),
             md5: md5.map(Into::into),
+            access_policy: None,
+            ref_type: None,
+            ref_id: None,
         }
     }
 
@@ -177,6 +269,9 @@ mod tests {
             file_size: Some(1),
             file_type: Some("image/png".into()),
             md5: None,
+            access_policy: None,
+            ref_type: None,
+            ref_id: None,
         };
         assert_eq!(code(validate(missing)), "10001");
         assert_eq!(code(validate(input("a.exe", 1, "application/x-msdownload", None))), "11002");
@@ -211,10 +306,40 @@ mod tests {
     #[test]
     fn keys_are_dated_and_random() {
         let now = Utc.with_ymd_and_hms(2026, 3, 4, 5, 6, 7).unwrap();
-        let key = new_key("png", now);
+        let key = new_key("png", AccessPolicy::Private, now);
         assert!(key.starts_with("uploads/2026/03/04/") && key.ends_with(".png"), "{key}");
         let random = &key["uploads/2026/03/04/".len()..key.len() - 4];
         assert!(random.len() == 32 && random.bytes().all(|b| b.is_ascii_hexdigit()), "{key}");
-        assert_ne!(new_key("png", now), key);
+        assert_ne!(new_key("png", AccessPolicy::Private, now), key);
+        let public = new_key("png", AccessPolicy::Public, now);
+        assert!(public.starts_with("public/2026/03/04/"), "{public}");
+    }
+
+    #[test]
+    fn only_images_may_be_public_and_a_reference_needs_its_type() {
+        let with = |policy: &str, mime: &str, name: &str| PresignInput {
+            access_policy: Some(policy.into()),
+            ..input(name, 1, mime, None)
+        };
+        let public = validate(with("public", "image/webp", "a.webp")).unwrap();
+        assert_eq!(public.access_policy, AccessPolicy::Public);
+        assert_eq!(code(validate(with("PUBLIC", "application/pdf", "a.pdf"))), "11002");
+        assert_eq!(code(validate(with("PRIVATE", "application/pdf", "a.pdf"))), "ok");
+        assert_eq!(code(validate(with("SHARED", "image/png", "a.png"))), "10001");
+        let referenced = |kind: Option<&str>, id: Option<serde_json::Value>| PresignInput {
+            ref_type: kind.map(Into::into),
+            ref_id: id,
+            ..input("a.png", 1, "image/png", None)
+        };
+        let article = validate(referenced(Some("article"), Some("42".into()))).unwrap();
+        assert_eq!(article.reference, Some((RefType::Article, Some(42))));
+        let avatar = validate(referenced(Some("AVATAR"), None)).unwrap();
+        assert_eq!(avatar.reference, Some((RefType::Avatar, None)));
+        assert_eq!(code(validate(referenced(Some("COMMENT"), Some(7.into())))), "ok");
+        assert_eq!(code(validate(referenced(None, Some("42".into())))), "10001");
+        assert_eq!(code(validate(referenced(Some("POST"), None))), "10001");
+        for id in ["0", "-1", "4x", ""] {
+            assert_eq!(code(validate(referenced(Some("ARTICLE"), Some(id.into())))), "10001");
+        }
     }
 }

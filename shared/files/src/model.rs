@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 
 use blog_core::{
     codes::{self, Coded},
-    http::docs::{api_time, id_string},
+    http::docs::{api_time, id_string, id_string_or_null},
 };
 
 /// Where an upload stands (`uploadStatus`, stored and served as its code).
@@ -37,6 +37,38 @@ impl Coded for UploadStatus {
         use UploadStatus::*;
         [Pending, Completed, Failed].into_iter().find(|status| status.code() == code)
     }
+}
+
+/// Who may read a file's bytes (`accessPolicy`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum AccessPolicy {
+    /// Its owner and administrators, through access URLs that expire (the default).
+    #[default]
+    Private,
+    /// Anyone, at its permanent `cdnUrl`: images an article or a profile shows.
+    Public,
+}
+
+impl AccessPolicy {
+    /// Whether it is [`AccessPolicy::Private`] (left out of stored records, as before).
+    pub fn is_private(&self) -> bool {
+        *self == AccessPolicy::Private
+    }
+}
+
+/// What a file belongs to (`refType`), for its uploader's and the administrators' bookkeeping.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum RefType {
+    /// An article (its cover or an image of its content).
+    Article,
+    /// A comment.
+    Comment,
+    /// A profile's avatar.
+    Avatar,
+    /// Anything attached elsewhere.
+    Attachment,
 }
 
 /// A stored file record (`FILE#<id>` / `META`). Deleting marks it `deleted`; it then answers
@@ -77,6 +109,15 @@ pub struct FileRecord {
     /// Stored as 0 pending, 1 completed, 2 failed.
     #[serde(with = "codes::code")]
     pub upload_status: UploadStatus,
+    /// Who may read the bytes (absent in stored records: private).
+    #[serde(default, skip_serializing_if = "AccessPolicy::is_private")]
+    pub access_policy: AccessPolicy,
+    /// What the file belongs to, when its uploader said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ref_type: Option<RefType>,
+    /// Id of what it belongs to, when its uploader said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ref_id: Option<u64>,
     /// Logically deleted.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub deleted: bool,
@@ -98,9 +139,16 @@ impl FileRecord {
         !self.deleted && (self.owner_id == caller_id || caller_is_admin)
     }
 
-    /// The File object of the API (spec 2.7).
-    pub fn view(&self) -> FileView {
+    /// The File object of the API (spec 2.7), with the permanent URL of a public file once it
+    /// is COMPLETED (`public_url` gives a key's).
+    pub fn view(&self, public_url: impl Fn(&str) -> Option<String>) -> FileView {
+        let served = self.access_policy == AccessPolicy::Public
+            && self.upload_status == UploadStatus::Completed;
         FileView {
+            access_policy: self.access_policy,
+            ref_type: self.ref_type,
+            ref_id: self.ref_id.map(|id| id.to_string()),
+            cdn_url: served.then(|| public_url(&self.file_key)).flatten(),
             id: self.id.to_string(),
             file_name: self.file_name.clone(),
             file_size: self.file_size,
@@ -150,8 +198,21 @@ pub struct FileView {
     file_size: u64,
     /// MIME type, lower case.
     file_type: String,
-    /// Key of the stored object: `uploads/YYYY/MM/DD/<32 hex>.<extension>`.
+    /// Key of the stored object: `uploads/YYYY/MM/DD/<32 hex>.<extension>`, or under `public/`
+    /// for a public file.
     file_key: String,
+    /// `PRIVATE` (read through access URLs that expire) or `PUBLIC` (at `cdnUrl`).
+    access_policy: AccessPolicy,
+    /// The permanent URL of a PUBLIC file once COMPLETED (no signature, no expiry); `null`
+    /// otherwise.
+    #[schema(format = "uri", required = true)]
+    cdn_url: Option<String>,
+    /// What the file belongs to, when its uploader said.
+    #[schema(required = true)]
+    ref_type: Option<RefType>,
+    /// Id of what it belongs to, when its uploader said.
+    #[schema(schema_with = id_string_or_null, required = true)]
+    ref_id: Option<String>,
     /// MD5 of the content in 32 lower-case hex digits; empty when none was declared.
     #[schema(pattern = "^([0-9a-f]{32})?$")]
     md5: String,
@@ -195,6 +256,10 @@ pub struct PresignedView {
     pub file_key: String,
     /// The content was stored already: nothing to upload, the record is COMPLETED.
     pub instant: bool,
+    /// Where a PUBLIC file is served once COMPLETED (at once for an instant upload); `null`
+    /// for a private one.
+    #[schema(format = "uri", required = true)]
+    pub cdn_url: Option<String>,
 }
 
 #[cfg(test)]
@@ -240,6 +305,9 @@ mod tests {
             storage_type: "LOCAL".into(),
             bucket_name: "local".into(),
             upload_status,
+            access_policy: AccessPolicy::Private,
+            ref_type: None,
+            ref_id: None,
             deleted: false,
             create_time: "2026-03-04T00:00:00".into(),
             update_time: "2026-03-04T00:01:00".into(),
@@ -254,7 +322,7 @@ mod tests {
             assert_eq!(item, stored_record(code), "{status:?}");
             let read: FileRecord = serde_dynamo::from_item(stored_record(code)).unwrap();
             assert_eq!(read, record(status));
-            let served = serde_json::to_value(read.view()).unwrap();
+            let served = serde_json::to_value(read.view(|_| None)).unwrap();
             assert_eq!(served["uploadStatus"].to_string(), code);
         }
         assert!(serde_dynamo::from_item::<_, FileRecord>(stored_record("3")).is_err());

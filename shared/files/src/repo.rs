@@ -16,7 +16,7 @@ use blog_core::{
     records,
 };
 
-use super::model::{FileRecord, ObjectRecord, UploadStatus};
+use super::model::{AccessPolicy, FileRecord, ObjectRecord, UploadStatus};
 
 /// Sort key of every stored-object marker.
 const MARKER_SK: &str = "OBJECT";
@@ -26,9 +26,15 @@ pub fn file_key(id: u64) -> Key {
     Key::new(format!("FILE#{id}"), "META")
 }
 
-/// Key of the marker of `owner`'s stored object with this content.
-pub fn object_key(owner: u64, md5: &str, size: u64) -> Key {
-    Key::new(format!("OBJECT#{owner}#{md5}#{size}"), MARKER_SK)
+/// Key of the marker of `owner`'s stored object with this content (a public object has its own:
+/// its key is under `public/`, and a private upload never shares it, nor a public one a private
+/// object).
+pub fn object_key(owner: u64, md5: &str, size: u64, policy: AccessPolicy) -> Key {
+    let pk = match policy {
+        AccessPolicy::Private => format!("OBJECT#{owner}#{md5}#{size}"),
+        AccessPolicy::Public => format!("OBJECT#{owner}#{md5}#{size}#PUBLIC"),
+    };
+    Key::new(pk, MARKER_SK)
 }
 
 /// Key of a marker written before markers were per owner (shared by every user's records of
@@ -149,7 +155,7 @@ pub async fn complete(
 ) -> Result<Completed, WriteError> {
     let (key, update, condition) = status_change(record, UploadStatus::Completed, now);
     if let Some(md5) = &record.md5 {
-        let marker_key = object_key(record.owner_id, md5, record.file_size);
+        let marker_key = object_key(record.owner_id, md5, record.file_size, record.access_policy);
         let marker = ObjectRecord {
             md5: md5.clone(),
             file_size: record.file_size,

@@ -49,13 +49,23 @@ pub fn template_variables(
         let value = resolver
             .string(value)
             .with_context(|| format!("{}: variable {name}", spec.logical_id))?;
-        variables.push((name.clone(), value));
+        variables.push((name.clone(), plain_http_locally(value)));
     }
     let size: usize = variables.iter().map(|(k, v)| k.len() + v.len()).sum();
     if size > MAX_VARIABLES_BYTES {
         bail!("{}: the variables take {size} bytes, over Lambda's 4 KB", spec.logical_id);
     }
     Ok(variables)
+}
+
+/// A URL of something the stack serves on 127.0.0.1 (an emulated distribution, whose
+/// `DomainName` is `127.0.0.1:<port>`) that the template writes as `https://`: the stack serves
+/// plain HTTP.
+fn plain_http_locally(value: String) -> String {
+    match value.strip_prefix("https://127.0.0.1:") {
+        Some(rest) => format!("http://127.0.0.1:{rest}"),
+        None => value,
+    }
 }
 
 /// Everything an instance of `spec` starts with, but the per-instance runtime variables.

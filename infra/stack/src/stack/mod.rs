@@ -101,7 +101,7 @@ impl Stack {
             visibility_timeout: options.visibility_timeout,
             existing: options.existing.clone(),
         };
-        let provisioned =
+        let mut provisioned =
             provision::provision(&template, &parameters, &options.name, &clients, &choices)
                 .await
                 .context("creating the template's resources on the emulators")?;
@@ -125,6 +125,15 @@ impl Stack {
         let conditions = template.document()["Conditions"].clone();
         let resolver =
             Resolver::new(&parameters, &conditions, &provisioned.physical, &options.name);
+        // The distributions read their buckets as the bucket policies let them.
+        let policies: Vec<Value> = template
+            .resources_of_type("AWS::S3::BucketPolicy")?
+            .iter()
+            .filter_map(|(_, properties)| resolver.resolve(properties).ok())
+            .collect();
+        for distribution in std::mem::take(&mut provisioned.distributions) {
+            distribution.serve(clients.s3.clone(), &policies)?;
+        }
         let mut functions = vec![];
         let mut policies = BTreeMap::new();
         for spec in template.functions()? {

@@ -63,20 +63,22 @@ fn the_comments_functions_change_only_the_counters_of_an_article_head() {
 }
 
 #[test]
-fn files_lists_and_touches_objects_under_its_two_prefixes_only() {
+fn files_lists_and_touches_objects_under_its_three_prefixes_only() {
     let policies = policies();
     let files = &policies["FilesFunction"];
     assert!(allows(files, &probe::listing(Some("incoming/")))); // the local sweep's listing
     assert!(allows(files, &probe::listing(Some("uploads/2026/11/27/a.png")))); // a HeadObject's
+    assert!(allows(files, &probe::listing(Some("public/2026/11/27/a.png"))));
     for prefix in [None, Some(""), Some("other/"), Some("upload"), Some("incoming")] {
         assert!(!allows(files, &probe::listing(prefix)), "files lists {prefix:?}");
     }
+    let keys = ["uploads/2026/11/27/a.png", "public/2026/11/27/a.png", "incoming/a.png"];
     for (function, policy) in &policies {
         for action in ["GetObject", "PutObject", "DeleteObject", "PutObjectTagging"] {
-            for key in ["uploads/2026/11/27/a.png", "incoming/a.png", "other/a.png", "a.png"] {
+            for key in keys.into_iter().chain(["other/a.png", "a.png"]) {
                 let expected = function == "FilesFunction"
                     && action != "PutObjectTagging"
-                    && (key.starts_with("uploads/") || key.starts_with("incoming/"));
+                    && keys.contains(&key);
                 let granted = allows(policy, &probe::object(action, key));
                 assert_eq!(granted, expected, "{function} {action} {key}");
             }

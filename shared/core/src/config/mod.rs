@@ -131,6 +131,9 @@ pub struct Config {
     pub bucket_name: Option<String>,
     /// S3 endpoint override (emulators); also switches to path-style addressing.
     pub s3_endpoint: Option<String>,
+    /// Base URL of the public files (`BLOG_PUBLIC_FILES_URL`; the template's public files
+    /// distribution): a public object's URL is this, `/` and its key.
+    pub public_files_url: Option<String>,
     /// Validity of a pre-signed upload URL.
     pub upload_url_ttl: Duration,
     /// Base URL of the API as its clients reach it, without a trailing `/`
@@ -303,6 +306,10 @@ impl Config {
             webhook_secret,
             bucket_name: lookup("BLOG_BUCKET_NAME"),
             s3_endpoint: lookup("BLOG_S3_ENDPOINT"),
+            public_files_url: match lookup("BLOG_PUBLIC_FILES_URL") {
+                Some(raw) => Some(site::base_url("BLOG_PUBLIC_FILES_URL", &raw)?),
+                None => None,
+            },
             upload_url_ttl: upload_url_ttl(&lookup)?,
             public_base_url: match lookup("BLOG_PUBLIC_BASE_URL") {
                 Some(raw) => site::base_url("BLOG_PUBLIC_BASE_URL", &raw)?,

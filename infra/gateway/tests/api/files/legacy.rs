@@ -41,7 +41,7 @@ pub async fn records_counted_in_a_legacy_marker_still_release_it(api: Api) {
     let table = api.table.as_ref();
     let unnamed = Update::new().remove("objectMarker");
     table.update(&repo::file_key(id_of(&original)), unnamed, None).await.unwrap();
-    table.delete(&repo::object_key(first_id, &md5, size), None).await.unwrap();
+    table.delete(&repo::object_key(first_id, &md5, size, Default::default()), None).await.unwrap();
     let mut follower = repo::find(table, id_of(&original)).await.unwrap().unwrap();
     follower.id = repo::new_id(table).await.unwrap();
     follower.owner_id = second_id;

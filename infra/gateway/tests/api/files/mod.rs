@@ -4,6 +4,7 @@
 
 mod flow;
 mod legacy;
+mod public;
 mod rules;
 mod sharing;
 mod steps;
@@ -35,6 +36,9 @@ on_every_target!(
     sharing::many_concurrent_deletes_of_one_shared_object_all_succeed,
     legacy::records_counted_in_a_legacy_marker_still_release_it,
     legacy::a_pending_record_without_a_staging_key_confirms_the_bytes_at_its_key,
+    public::a_public_image_is_served_to_anyone_at_a_url_that_never_expires,
+    public::only_images_are_public_and_the_rest_of_the_bucket_stays_private,
+    public::a_bad_access_policy_or_reference_is_refused_with_10001,
     ;
     counting_calls:
     rules::file_calls_cost_what_the_data_model_says,

@@ -17,7 +17,7 @@ use crate::{
 
 /// `refs` of `owner`'s marker of `bytes`, `None` when there is none.
 pub async fn refs(api: &Api, owner: u64, bytes: &[u8]) -> Option<i64> {
-    let key = repo::object_key(owner, &md5_hex(bytes), bytes.len() as u64);
+    let key = repo::object_key(owner, &md5_hex(bytes), bytes.len() as u64, Default::default());
     let object = repo::find_object(api.table.as_ref(), &key).await.unwrap();
     object.map(|object| object.refs)
 }
@@ -33,10 +33,11 @@ pub async fn an_instant_upload_gives_the_owner_a_new_record_of_their_stored_obje
     let fields: BTreeSet<&str> = data.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(
         fields,
-        BTreeSet::from(["fileId", "fileKey", "instant", "uploadHeaders", "uploadUrl"])
+        BTreeSet::from(["cdnUrl", "fileId", "fileKey", "instant", "uploadHeaders", "uploadUrl"])
     );
     assert_eq!(data["instant"], json!(true));
     assert_eq!((&data["uploadUrl"], &data["uploadHeaders"]), (&Value::Null, &Value::Null));
+    assert_eq!(data["cdnUrl"], Value::Null, "a private file has none");
     assert_eq!(data["fileKey"], json!(key));
     assert_ne!(data["fileId"], original["fileId"]);
     let body = reply.body.to_string();

@@ -195,7 +195,10 @@ pub async fn blobs(base: &str) -> (Arc<dyn Blobs>, Option<tempfile::TempDir>) {
             let client = S3Blobs::test_client(&endpoint);
             let bucket = format!("files-{}", super::uuid_like());
             let blobs = S3Blobs::create_bucket(&client, &bucket).await.expect("s3s-fs bucket");
-            (Arc::new(blobs), None)
+            // Public files through a distribution of their own, as the template serves them.
+            let cdn = blog_stack::distribution::serve_public_objects(client, &bucket)
+                .expect("the public files' distribution");
+            (Arc::new(blobs.with_public_files_url(Some(&cdn))), None)
         }
         Err(_) => {
             let (blobs, dir) = super::local_blobs(base);

@@ -3,7 +3,8 @@
 //! (mounted at [`ROUTE_PREFIX`]). A browser PUTs bytes to an upload URL and GETs them back
 //! exactly as it would against S3: a PUT whose `Content-Type` or `Content-Length` differ from
 //! what was signed, a tampered or an expired URL get 403 with S3's XML error body, and an
-//! optional `Content-MD5` that does not match the bytes gets 400 `BadDigest`.
+//! optional `Content-MD5` that does not match the bytes gets 400 `BadDigest`. Objects under
+//! `public/` are also served without a signature, as CloudFront serves them in AWS.
 
 mod http;
 mod signature;
@@ -338,6 +339,11 @@ impl Blobs for LocalBlobs {
 
     fn http_routes(&self) -> Option<Router> {
         Some(self.router())
+    }
+
+    fn public_url(&self, key: &str) -> Option<String> {
+        let public = key.starts_with(super::PUBLIC_PREFIX) && valid_key(key);
+        public.then(|| format!("{}{ROUTE_PREFIX}/{key}", self.inner.base_url))
     }
 }
 

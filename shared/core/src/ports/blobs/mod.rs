@@ -114,6 +114,10 @@ pub enum Put {
     ConditionFailed,
 }
 
+/// Prefix of the objects anyone may read at their [`Blobs::public_url`], with no signature and
+/// no expiry (images an article or a profile shows). Everything else stays private.
+pub const PUBLIC_PREFIX: &str = "public/";
+
 /// Object storage as the features need it.
 #[async_trait]
 pub trait Blobs: Send + Sync + 'static {
@@ -171,6 +175,14 @@ pub trait Blobs: Send + Sync + 'static {
 
     /// Name of the bucket holding the objects.
     fn bucket(&self) -> String;
+
+    /// The permanent URL of `key`, an object under [`PUBLIC_PREFIX`] (in AWS the public files'
+    /// CloudFront distribution, locally the store itself); `None` for any other key, and when
+    /// the storage has no public URLs configured.
+    fn public_url(&self, key: &str) -> Option<String> {
+        let _ = key;
+        None
+    }
 
     /// Routes the adapter serves itself, which the local gateway mounts (the local store's
     /// signed URLs); `None` when the storage is reached elsewhere.

@@ -30,12 +30,14 @@ mod testing;
 pub struct S3Blobs {
     client: LazyClient<Client>,
     bucket: String,
+    /// Base URL of the public objects (`BLOG_PUBLIC_FILES_URL`), without a trailing `/`.
+    public_files_url: Option<String>,
 }
 
 impl S3Blobs {
     /// An adapter for `bucket` through `client`.
     pub fn new(client: Client, bucket: impl Into<String>) -> Self {
-        Self { client: LazyClient::built(client), bucket: bucket.into() }
+        Self { client: LazyClient::built(client), bucket: bucket.into(), public_files_url: None }
     }
 
     /// An adapter built from the shared SDK configuration; `endpoint` overrides the endpoint of
@@ -48,7 +50,14 @@ impl S3Blobs {
         }
         let config = config.build();
         let client = LazyClient::new(move || Client::from_conf(config.clone()));
-        Self { client, bucket: bucket.into() }
+        Self { client, bucket: bucket.into(), public_files_url: None }
+    }
+
+    /// The adapter, its objects under [`super::PUBLIC_PREFIX`] served at `url` (the public
+    /// files' distribution, e.g. `https://d111111abcdef8.cloudfront.net`) followed by the key.
+    pub fn with_public_files_url(mut self, url: Option<&str>) -> Self {
+        self.public_files_url = url.map(|url| url.trim_end_matches('/').to_string());
+        self
     }
 
     /// The underlying SDK client.
@@ -289,6 +298,11 @@ impl Blobs for S3Blobs {
 
     fn bucket(&self) -> String {
         self.bucket.clone()
+    }
+
+    fn public_url(&self, key: &str) -> Option<String> {
+        let base = self.public_files_url.as_ref()?;
+        key.starts_with(super::PUBLIC_PREFIX).then(|| format!("{base}/{key}"))
     }
 }
 
