@@ -187,7 +187,7 @@ its S3 answers 500, on 3.12 it does not import"
       "localstack-core[runtime]==$LOCALSTACK_VERSION" "${LOCALSTACK_EXTRAS[@]}"
   fi
   [[ -x "$ls_venv/bin/awslocal" ]] || die "awslocal missing from .tools/localstack/bin"
-  log "  LocalStack $LOCALSTACK_VERSION: .tools/localstack (infra/localstack/run.sh)"
+  log "  LocalStack $LOCALSTACK_VERSION: .tools/localstack (infra/emulators/localstack.sh)"
 fi
 
 # --- s3s-fs (cargo install, pinned, --locked) --------------------------------------------------

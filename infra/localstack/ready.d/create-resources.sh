@@ -6,7 +6,7 @@
 # (generated JWT and webhook signing keys; the administrator's password from
 # BLOG_ADMIN_PASSWORD; the actuator's token from BLOG_ACTUATOR_TOKEN).
 #
-# The same hook runs in the Docker-free runtime of `make localstack` (infra/localstack/run.sh),
+# The same hook runs in the Docker-free runtime of `make localstack` (infra/localstack/with-localstack.sh),
 # which sets BLOG_LOCALSTACK_RESOURCES to resources/ and BLOG_LOCALSTACK_DYNAMODB_ENDPOINT to the
 # DynamoDB Local that holds the table there (LocalStack's own DynamoDB downloads its engine on
 # first use).
