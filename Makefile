@@ -294,7 +294,7 @@ package-check: tools
 
 ## bench: every benchmark, each writing its section of docs/performance.md (takes a while;
 ## not part of `make test`). The parts run alone too: bench-capacity, bench-coldstart,
-## bench-load, bench-handlers.
+## bench-load, bench-handlers, bench-search, bench-images.
 # The benches get their own emulator state dir, so a concurrent `make test` neither reuses nor
 # stops the emulators during the long runs. Release builds go to PACKAGE_TARGET_DIR under nice;
 # the measurements themselves run at normal priority.
@@ -303,7 +303,7 @@ BENCH_EMULATORS := EMULATORS_STATE_DIR=$(CURDIR)/.emulators/bench $(EMULATORS)/w
 BENCH_BIN := $(PACKAGE_TARGET_DIR)/release
 .PHONY: bench bench-tools bench-capacity bench-coldstart bench-load bench-handlers bench-build \
 	bench-build-gateway
-bench: bench-capacity bench-coldstart bench-load bench-handlers bench-search
+bench: bench-capacity bench-coldstart bench-load bench-handlers bench-search bench-images
 
 ## bench-tools: the emulators plus the pinned load generator oha
 bench-tools:
@@ -332,6 +332,14 @@ bench-capacity: bench-tools
 bench-search:
 	for n in 1000 10000; do BLOG_SEARCH_MEASURE_ARTICLES=$$n $(CARGO) test -p blog-search \
 		--release --test engine -- --ignored --nocapture measure_ten_thousand_articles; done
+
+## bench-images: the worker's time and peak memory per image (`blog_files::images::variants`
+## on a real photograph, on 12- and 40-megapixel JPEGs upscaled from it and on a transparent
+## PNG of it; release build, each image in a fresh process): docs/performance.md "Images"
+.PHONY: bench-images
+bench-images:
+	$(CARGO) test -p blog-files --release --test images -- --ignored --nocapture \
+		measure_the_variants_of_photographs
 
 ## bench-coldstart: cold start, peak RSS and size of the x86_64 packages vs a hello world
 bench-coldstart: bench-tools package-x86_64 bench-build

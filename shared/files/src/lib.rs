@@ -6,6 +6,7 @@
 mod confirm;
 pub mod envelope;
 mod handlers;
+pub mod images;
 pub mod input;
 pub mod model;
 mod removal;

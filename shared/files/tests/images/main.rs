@@ -1,0 +1,7 @@
+//! The image core of uploads (`blog_files::images`): what `inspect` reads and refuses, what
+//! `variants` makes, and the measurement `make bench-images` runs.
+
+mod inspect;
+mod measure;
+mod support;
+mod variants;
