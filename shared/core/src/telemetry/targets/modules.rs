@@ -168,6 +168,8 @@ pub const MODULES: &[&str] = &[
     "blog_files::confirm",
     "blog_files::envelope",
     "blog_files::handlers",
+    "blog_files::images",
+    "blog_files::images::variants",
     "blog_files::input",
     "blog_files::model",
     "blog_files::removal",
