@@ -289,7 +289,7 @@ deploy-tools:
 	EMULATORS_ONLY_PACKAGING=1 EMULATORS_WITH_SAM=1 $(EMULATORS)/install.sh
 
 ## package-check: start each x86_64 package against the Lambda Runtime API emulator and invoke it
-package-check: tools
+package-check: emulator-tools
 	$(EMULATORS)/with-emulators.sh .tools/venv/bin/python infra/package/check.py
 
 ## bench: every benchmark, each writing its section of docs/performance.md (takes a while;
