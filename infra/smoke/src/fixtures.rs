@@ -9,8 +9,8 @@ use md5::{Digest, Md5};
 
 /// MIME type of the uploaded file (its name ends in `.png`).
 pub const FILE_TYPE: &str = "image/png";
-const FILE_SIZE: usize = 4096;
-const PNG_SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1a, b'\n'];
+/// Side in pixels of the uploaded image (about 3 KB of pixels that do not compress).
+pub const FILE_SIDE: u32 = 32;
 
 /// 16 hexadecimal digits unique to this run (the clock and the process id, hashed with the
 /// standard library's randomly keyed hasher).
@@ -68,19 +68,21 @@ pub fn article(suffix: &str, n: usize) -> (String, String) {
     (title, content)
 }
 
-/// The bytes the run uploads: a PNG signature and a pseudo-random body derived from `suffix`.
+/// The bytes the run uploads: a PNG image of [`FILE_SIDE`]² pseudo-random pixels derived from
+/// `suffix` (confirm reads an image's type and size from its bytes).
 pub fn file_bytes(suffix: &str) -> Vec<u8> {
     let mut state = u64::from_str_radix(&suffix[..16.min(suffix.len())], 16).unwrap_or(0) | 1;
-    let mut bytes = PNG_SIGNATURE.to_vec();
-    while bytes.len() < FILE_SIZE {
-        // xorshift64: cheap bytes that differ from run to run.
+    let image = image::RgbImage::from_fn(FILE_SIDE, FILE_SIDE, |_, _| {
+        // xorshift64: cheap pixels that differ from run to run.
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
-        bytes.extend_from_slice(&state.to_le_bytes());
-    }
-    bytes.truncate(FILE_SIZE);
-    bytes
+        let [r, g, b, ..] = state.to_le_bytes();
+        image::Rgb([r, g, b])
+    });
+    let mut bytes = std::io::Cursor::new(Vec::new());
+    image.write_to(&mut bytes, image::ImageFormat::Png).expect("encoding a PNG in memory");
+    bytes.into_inner()
 }
 
 /// MD5 of `bytes` as 32 lower-case hexadecimal digits (the presign's `md5`).
@@ -118,10 +120,11 @@ mod tests {
     }
 
     #[test]
-    fn the_file_is_a_png_of_fixed_size_that_differs_per_run() {
+    fn the_file_is_a_png_image_that_differs_per_run() {
         let bytes = file_bytes("0123456789abcdef");
-        assert_eq!(bytes.len(), FILE_SIZE);
-        assert!(bytes.starts_with(&PNG_SIGNATURE));
+        assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"));
+        let decoded = image::load_from_memory_with_format(&bytes, image::ImageFormat::Png);
+        assert_eq!(decoded.map(|image| (image.width(), image.height())).ok(), Some((32, 32)));
         assert_ne!(bytes, file_bytes("fedcba9876543210"));
         assert_eq!(md5_hex(b""), "d41d8cd98f00b204e9800998ecf8427e");
     }

@@ -17,7 +17,7 @@ use super::{
         FileEnvelope as Envelope, FileError, FileErrorEnvelope as Error, FileFault, FileOk,
     },
     handlers::{back_off, table_error, visible, Caller, Id, ATTEMPTS, NOT_FOUND, STORAGE},
-    model::UploadStatus,
+    model::{self, UploadStatus},
     removal::remove_objects,
     repo::{self, WriteError},
     staging::{self, Placement},
@@ -78,7 +78,11 @@ pub async fn confirm(
             }
             Placement::Changed => continue,
             Placement::Mismatch(_) => repo::fail(table, &record, &now).await,
-            Placement::Placed => repo::complete(table, &record, &now).await.map(drop),
+            Placement::Placed(image) => {
+                let (image_width, image_height) = image.unzip();
+                let record = model::FileRecord { image_width, image_height, ..record.clone() };
+                repo::complete(table, &record, &now).await.map(drop)
+            }
         };
         match written {
             Ok(()) => {

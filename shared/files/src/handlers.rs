@@ -97,6 +97,8 @@ fn new_record(
         storage_type: blobs.storage_type().into(),
         bucket_name: blobs.bucket(),
         upload_status: UploadStatus::Pending,
+        image_width: None,
+        image_height: None,
         access_policy: upload.access_policy,
         ref_type: upload.reference.map(|(kind, _)| kind),
         ref_id: upload.reference.and_then(|(_, id)| id),
@@ -221,6 +223,8 @@ async fn instant(
         let record = FileRecord {
             upload_status: UploadStatus::Completed,
             object_marker: Some(marker.pk.clone()),
+            image_width: object.image_width,
+            image_height: object.image_height,
             ..new_record(id, caller, upload, object.file_key.clone(), blobs)
         };
         match repo::create_instant(table, &record, marker.clone(), &object).await {

@@ -109,6 +109,13 @@ pub struct FileRecord {
     /// Stored as 0 pending, 1 completed, 2 failed.
     #[serde(with = "codes::code")]
     pub upload_status: UploadStatus,
+    /// Width in pixels of an image, as read from its bytes at confirm (its orientation
+    /// applied); absent for other files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_width: Option<u32>,
+    /// Height in pixels of an image, as read from its bytes at confirm.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_height: Option<u32>,
     /// Who may read the bytes (absent in stored records: private).
     #[serde(default, skip_serializing_if = "AccessPolicy::is_private")]
     pub access_policy: AccessPolicy,
@@ -145,6 +152,8 @@ impl FileRecord {
         let served = self.access_policy == AccessPolicy::Public
             && self.upload_status == UploadStatus::Completed;
         FileView {
+            image_width: self.image_width,
+            image_height: self.image_height,
             access_policy: self.access_policy,
             ref_type: self.ref_type,
             ref_id: self.ref_id.map(|id| id.to_string()),
@@ -179,6 +188,12 @@ pub struct ObjectRecord {
     pub file_key: String,
     /// Live COMPLETED records pointing at the object.
     pub refs: i64,
+    /// Width in pixels, when the object is an image (read at its confirm).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_width: Option<u32>,
+    /// Height in pixels, when the object is an image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_height: Option<u32>,
     /// When the first record completed.
     pub create_time: String,
 }
@@ -201,6 +216,13 @@ pub struct FileView {
     /// Key of the stored object: `uploads/YYYY/MM/DD/<32 hex>.<extension>`, or under `public/`
     /// for a public file.
     file_key: String,
+    /// Width in pixels of an image (JPEG, PNG, GIF, WebP), read from its bytes at confirm with
+    /// its orientation applied; `null` for other files and before confirm.
+    #[schema(required = true, minimum = 1, maximum = 12000)]
+    image_width: Option<u32>,
+    /// Height in pixels of an image; `null` for other files and before confirm.
+    #[schema(required = true, minimum = 1, maximum = 12000)]
+    image_height: Option<u32>,
     /// `PRIVATE` (read through access URLs that expire) or `PUBLIC` (at `cdnUrl`).
     access_policy: AccessPolicy,
     /// The permanent URL of a PUBLIC file once COMPLETED (no signature, no expiry); `null`
@@ -305,6 +327,8 @@ mod tests {
             storage_type: "LOCAL".into(),
             bucket_name: "local".into(),
             upload_status,
+            image_width: None,
+            image_height: None,
             access_policy: AccessPolicy::Private,
             ref_type: None,
             ref_id: None,

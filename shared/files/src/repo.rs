@@ -130,7 +130,10 @@ fn unchanged(record: &FileRecord) -> Condition {
 }
 
 fn status_change(record: &FileRecord, status: UploadStatus, now: &str) -> (Key, Update, Condition) {
-    let update = Update::new().set("uploadStatus", n(status.code())).set("updateTime", s(now));
+    let mut update = Update::new().set("uploadStatus", n(status.code())).set("updateTime", s(now));
+    if let (Some(width), Some(height)) = (record.image_width, record.image_height) {
+        update = update.set("imageWidth", n(width.into())).set("imageHeight", n(height.into()));
+    }
     (file_key(record.id), update, unchanged(record))
 }
 
@@ -161,6 +164,8 @@ pub async fn complete(
             file_size: record.file_size,
             file_key: record.file_key.clone(),
             refs: 1,
+            image_width: record.image_width,
+            image_height: record.image_height,
             create_time: now.to_string(),
         };
         let counted = update.clone().set("objectMarker", s(&marker_key.pk));

@@ -10,7 +10,7 @@ use std::{
     time::{Duration, SystemTime},
 };
 
-use blog_core::ports::blobs::{Blobs, ObjectInfo};
+use blog_core::ports::blobs::{Blobs, Fetched, ObjectInfo};
 
 use super::model::FileRecord;
 
@@ -33,8 +33,9 @@ pub fn staging_key(file_key: &str) -> String {
 /// What the storage holds for a PENDING record, once confirm looked.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Placement {
-    /// The verified bytes are at the record's `fileKey`.
-    Placed,
+    /// The verified bytes are at the record's `fileKey`; for an image, its width and height as
+    /// read from them.
+    Placed(Option<(u32, u32)>),
     /// Nothing was uploaded (or it expired).
     NothingUploaded,
     /// The uploaded bytes contradict the record: why, in plain words.
@@ -69,21 +70,52 @@ pub async fn place(blobs: &dyn Blobs, record: &FileRecord) -> anyhow::Result<Pla
         if let Some(problem) = mismatch(record, &object) {
             return Ok(Placement::Mismatch(problem));
         }
+        let image = match image_of(blobs, record, uploaded, &object.etag).await? {
+            Ok(image) => image,
+            Err(placement) => return Ok(placement),
+        };
         if uploaded == record.file_key
             || blobs.copy_if_match(uploaded, &record.file_key, &object.etag).await?
         {
-            return Ok(Placement::Placed);
+            return Ok(Placement::Placed(image));
         }
         return Ok(Placement::Changed);
     }
     if uploaded != record.file_key {
         if let Some(object) = blobs.head(&record.file_key).await? {
             if mismatch(record, &object).is_none() {
-                return Ok(Placement::Placed);
+                let image = image_of(blobs, record, &record.file_key, &object.etag).await?;
+                return Ok(image.map_or_else(|placement| placement, Placement::Placed));
             }
         }
     }
     Ok(Placement::NothingUploaded)
+}
+
+/// For a record of an image type, the width and height its bytes at `key` (entity tag `etag`)
+/// show, read from their header; `Err` with the placement when they are not that image
+/// ([`Placement::Mismatch`]) or changed since their entity tag was read
+/// ([`Placement::Changed`]). `None` for other types.
+async fn image_of(
+    blobs: &dyn Blobs,
+    record: &FileRecord,
+    key: &str,
+    etag: &str,
+) -> anyhow::Result<Result<Option<(u32, u32)>, Placement>> {
+    let Some(kind) = crate::images::ImageKind::from_mime(&record.file_type) else {
+        return Ok(Ok(None));
+    };
+    let bytes = match blobs.get(key, None).await? {
+        Fetched::Found { bytes, etag: read } if read == etag => bytes,
+        _ => return Ok(Err(Placement::Changed)),
+    };
+    Ok(match crate::images::inspect(&bytes, kind) {
+        Ok(facts) => Ok(Some((facts.width(), facts.height()))),
+        Err(refusal) => Err(Placement::Mismatch(format!(
+            "The uploaded bytes are not the declared image: {refusal}; the file is FAILED, start \
+             a new upload"
+        ))),
+    })
 }
 
 /// Removes the staged objects last written before `now` - [`STALE_AFTER`]; answers how many.
@@ -140,6 +172,8 @@ mod tests {
             storage_type: "LOCAL".into(),
             bucket_name: "local".into(),
             upload_status: UploadStatus::Pending,
+            image_width: None,
+            image_height: None,
             access_policy: Default::default(),
             ref_type: None,
             ref_id: None,

@@ -57,7 +57,7 @@ async fn exercise(client: &Client, admin_password: &str) -> Vec<String> {
     assert_eq!(status, 200, "{body}");
     let token = body["data"]["token"].as_str().unwrap().to_string();
     secrets.push(token.clone());
-    let bytes = b"\x89PNG\r\n\x1a\nlogged bytes".to_vec();
+    let bytes = crate::files::steps::payload("logged bytes");
     let request = json!({"fileName": "a.png", "fileSize": bytes.len(), "fileType": "image/png"});
     let (status, presigned) =
         client.send("POST", "/api/v1/files/presigned", Some(&token), Some(request)).await;

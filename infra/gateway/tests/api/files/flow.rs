@@ -159,16 +159,23 @@ pub async fn a_request_without_a_token_gets_10002_in_the_files_envelope(api: Api
     }
 }
 
-pub async fn downloads_are_served_as_declared_and_documents_saved(api: Api) {
+pub async fn images_are_checked_and_documents_served_as_declared_or_saved(api: Api) {
     let (_, token) = api.user("sniffer").await;
     let bytes = b"<html><script>alert(document.domain)</script></html>".to_vec();
     let docx = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
-    // HTML bytes under every permitted type: a browser must take the declared type.
-    for (name, kind, shown) in [
-        ("photo.png", "image/png", "inline"),
-        ("paper.pdf", "application/pdf", "inline"),
-        ("letter.docx", docx, "attachment"),
-    ] {
+    // HTML bytes under an image type are not that image: confirm refuses them.
+    let body = json!({"fileName": "photo.png", "fileSize": bytes.len(), "fileType": "image/png"});
+    let presigned = api.call("POST", "/api/v1/files/presigned", Some(&token), Some(body)).await;
+    let data = assert_ok(&presigned).clone();
+    assert_eq!(super::steps::put_bytes(&api, &data, &bytes).await.status, 200);
+    let refused = super::steps::try_confirm(&api, &token, &data).await;
+    super::steps::assert_error(&refused, 400, 10001);
+    let message = refused.body["message"].as_str().unwrap();
+    assert!(message.contains("not the declared image"), "{message}");
+    // Under the other permitted types, a browser must take the declared type.
+    for (name, kind, shown) in
+        [("paper.pdf", "application/pdf", "inline"), ("letter.docx", docx, "attachment")]
+    {
         let body = json!({"fileName": name, "fileSize": bytes.len(), "fileType": kind});
         let presigned = api.call("POST", "/api/v1/files/presigned", Some(&token), Some(body)).await;
         let data = assert_ok(&presigned).clone();

@@ -52,6 +52,8 @@ pub async fn records_counted_in_a_legacy_marker_still_release_it(api: Api) {
         file_size: size,
         file_key: key.clone(),
         refs: 2,
+        image_width: None,
+        image_height: None,
         create_time: "2025-01-01T00:00:00".into(),
     };
     let item = records::to_item(&marker, &repo::legacy_object_key(&md5, size)).unwrap();

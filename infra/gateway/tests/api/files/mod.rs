@@ -7,7 +7,7 @@ mod legacy;
 mod public;
 mod rules;
 mod sharing;
-mod steps;
+pub mod steps;
 mod verify;
 
 on_every_target!(
@@ -16,7 +16,7 @@ on_every_target!(
     flow::a_put_with_another_length_or_type_is_refused_by_the_storage,
     flow::urls_expire_after_the_configured_minutes,
     flow::confirming_twice_is_harmless,
-    flow::downloads_are_served_as_declared_and_documents_saved,
+    flow::images_are_checked_and_documents_served_as_declared_or_saved,
     flow::a_request_without_a_token_gets_10002_in_the_files_envelope,
     rules::every_validation_error_has_its_code,
     rules::deleting_an_unknown_file_succeeds,

@@ -1,6 +1,7 @@
 //! Public files: an image uploaded with `accessPolicy: PUBLIC` is served to anyone at a
 //! permanent `cdnUrl` (the public files' distribution in AWS and on the stack, the store itself
-//! locally), without signature or expiry; nothing else of the bucket is.
+//! locally), without signature or expiry; nothing else of the bucket is. Confirm reads an
+//! image's width and height from its bytes.
 
 use serde_json::{json, Value};
 
@@ -45,6 +46,7 @@ pub async fn a_public_image_is_served_to_anyone_at_a_url_that_never_expires(api:
         (&json!("PUBLIC"), &json!(url), &json!("ARTICLE"), &json!("42")),
         "{file}"
     );
+    assert_eq!((&file["imageWidth"], &file["imageHeight"]), (&json!(1), &json!(1)), "{file}");
     // Anyone, with no token and no signature.
     let served = api.fetch("GET", &url, &[], Vec::new()).await;
     assert_eq!((served.status, served.body.as_slice()), (200, PNG.as_slice()));
@@ -52,6 +54,8 @@ pub async fn a_public_image_is_served_to_anyone_at_a_url_that_never_expires(api:
     // The same image again is instant, public at once; a private one of it is not shared.
     let again = assert_ok(&presign(&api, &token, json!({"accessPolicy": "PUBLIC"})).await).clone();
     assert_eq!((&again["instant"], &again["cdnUrl"]), (&json!(true), &json!(url)), "{again}");
+    let copy = file_of(&api, &token, &again).await;
+    assert_eq!((&copy["imageWidth"], &copy["imageHeight"]), (&json!(1), &json!(1)), "{copy}");
     let private = assert_ok(&presign(&api, &token, json!({})).await).clone();
     assert_eq!((&private["instant"], &private["cdnUrl"]), (&json!(false), &Value::Null));
 }

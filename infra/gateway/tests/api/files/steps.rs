@@ -5,11 +5,17 @@ use serde_json::{json, Value};
 
 use crate::support::{Api, Fetched, Reply};
 
-/// A small PNG-ish payload, distinct per `seed`.
+/// A small PNG image, distinct per `seed` (its width and its pixels come from the seed).
 pub fn payload(seed: &str) -> Vec<u8> {
-    let mut bytes = b"\x89PNG\r\n\x1a\n".to_vec();
-    bytes.extend(format!("content of {seed}").bytes());
-    bytes
+    let digest = Md5::digest(seed.as_bytes());
+    let width = 1 + u32::from(digest[0] % 32);
+    let image = image::RgbImage::from_fn(width, 2, |x, y| {
+        let at = (x as usize * 2 + y as usize) % 14;
+        image::Rgb([digest[at], digest[at + 1], digest[at + 2]])
+    });
+    let mut bytes = std::io::Cursor::new(Vec::new());
+    image.write_to(&mut bytes, image::ImageFormat::Png).expect("a PNG of the seed");
+    bytes.into_inner()
 }
 
 /// Lower-case hex MD5 of `bytes`.
