@@ -28,6 +28,7 @@ pub const MODULES: &[&str] = &[
     "blog_articles::http::lifecycle",
     "blog_articles::http::paging",
     "blog_articles::http::preview",
+    "blog_articles::http::preview::link",
     "blog_articles::http::public",
     "blog_articles::http::response",
     "blog_articles::http::revisions",
