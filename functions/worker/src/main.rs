@@ -1,5 +1,5 @@
 //! Lambda function of the worker: SQS batches of ArticlePublishedEvent (embeddings, related
-//! lists, statistics, notification).
+//! lists, statistics, notification) and FileConfirmedEvent (a public image's variants).
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), blog_api::lambda::LambdaError> {

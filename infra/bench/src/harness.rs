@@ -11,7 +11,6 @@ use axum::{
     Router,
 };
 use blog_api::{
-    articles::worker,
     config::Config,
     context::AppContext,
     ports::{
@@ -25,7 +24,7 @@ use blog_api::{
             Table,
         },
     },
-    setup,
+    setup, worker,
 };
 use http_body_util::BodyExt;
 use serde_json::Value;

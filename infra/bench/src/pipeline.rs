@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
-use blog_api::articles::worker;
+use blog_api::worker;
 
 use crate::{
     harness::Harness,

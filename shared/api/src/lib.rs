@@ -18,6 +18,8 @@ pub mod lambda;
 #[cfg(feature = "all-areas")]
 pub mod openapi;
 pub mod setup;
+#[cfg(all(feature = "articles", feature = "files"))]
+pub mod worker;
 
 #[cfg(feature = "articles")]
 pub use blog_articles as articles;

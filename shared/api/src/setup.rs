@@ -204,7 +204,7 @@ pub async fn local_worker(
         queue.clone() as Arc<dyn crate::ports::events::EventQueue>,
     );
     let schedule = crate::articles::run_local_schedule(publishing, ctx.config.schedule_period);
-    let worker = crate::articles::worker::run_local(
+    let worker = crate::worker::run_local(
         crate::area::AreaState::from_context(&ctx)?,
         queue,
         receiver,

@@ -16,6 +16,7 @@ use super::{
     envelope::{
         FileEnvelope as Envelope, FileError, FileErrorEnvelope as Error, FileFault, FileOk,
     },
+    events::FileConfirmedEvent,
     handlers::{back_off, table_error, visible, Caller, Id, ATTEMPTS, NOT_FOUND, STORAGE},
     model::{self, UploadStatus},
     removal::remove_objects,
@@ -33,7 +34,8 @@ const FAILED_BEFORE: &str = "This upload failed: its bytes did not match the dec
 ///
 /// The staged bytes must have the declared size, and the declared MD5 when there is one; they
 /// are copied to the file's key, and the staged object is removed. Bytes that do not match
-/// make the file FAILED. A file with an MD5 becomes the one its owner's instant uploads of that
+/// make the file FAILED. A PUBLIC image's resized copies (`variants`) are made shortly after, by
+/// the worker. A file with an MD5 becomes the one its owner's instant uploads of that
 /// content share.
 #[utoipa::path(
     patch,
@@ -57,7 +59,7 @@ pub async fn confirm(
     Authenticated(caller, ..): Caller,
     PathId(id, ..): Id,
 ) -> Result<FileOk<()>, FileError> {
-    let blobs = ctx.port.clone();
+    let blobs = ctx.port.blobs.clone();
     let table = ctx.table.as_ref();
     for attempt in 0..ATTEMPTS {
         if attempt > 0 {
@@ -72,6 +74,7 @@ pub async fn confirm(
         let placement =
             staging::place(blobs.as_ref(), &record).await.map_err(FileFault::Storage)?;
         let now = blog_core::time::now_string();
+        let mut event = None;
         let written = match &placement {
             Placement::NothingUploaded => {
                 return Err(FileFault::Validation(NOTHING_UPLOADED.into()).into());
@@ -81,11 +84,16 @@ pub async fn confirm(
             Placement::Placed(image) => {
                 let (image_width, image_height) = image.unzip();
                 let record = model::FileRecord { image_width, image_height, ..record.clone() };
-                repo::complete(table, &record, &now).await.map(drop)
+                event = FileConfirmedEvent::of(&record);
+                let write = event.as_ref().map(FileConfirmedEvent::write).transpose()?;
+                repo::complete(table, &record, &now, write).await.map(drop)
             }
         };
         match written {
             Ok(()) => {
+                if let Some(event) = &event {
+                    event.deliver(table, ctx.port.events.as_ref()).await;
+                }
                 remove_objects(&ctx, blobs, record.staging_key.into_iter().collect()).await;
                 return match placement {
                     Placement::Mismatch(problem) => Err(FileFault::Validation(problem).into()),

@@ -28,6 +28,7 @@ use super::{
     envelope::{
         FileEnvelope as Envelope, FileError, FileErrorEnvelope as Error, FileFault, FileOk,
     },
+    events::FileConfirmedEvent,
     input::{self, NewUpload, PresignInput},
     model::{AccessPolicy, FileRecord, FileView, ObjectRecord, PresignedView, UploadStatus},
     removal::remove_objects,
@@ -99,6 +100,8 @@ fn new_record(
         upload_status: UploadStatus::Pending,
         image_width: None,
         image_height: None,
+        variants: None,
+        variants_error: None,
         access_policy: upload.access_policy,
         ref_type: upload.reference.map(|(kind, _)| kind),
         ref_id: upload.reference.and_then(|(_, id)| id),
@@ -136,7 +139,7 @@ pub async fn presigned(
     JsonBody(body, ..): JsonBody<PresignInput, FileError>,
 ) -> Result<FileOk<PresignedView>, FileError> {
     let upload = input::validate(body)?;
-    let blobs = ctx.port.clone();
+    let blobs = ctx.port.blobs.clone();
     let table = ctx.table.as_ref();
     // Both outcomes need a new id: it is drawn while the caller's object of the same content is
     // looked up, so the two calls cost one round trip.
@@ -205,7 +208,7 @@ async fn stored_object(
 /// the same content, re-read after each lost race; `None` once it is gone. Nothing of the other
 /// records sharing the object is revealed.
 async fn instant(
-    ctx: &AppContext,
+    ctx: &FilesContext,
     caller: &Principal,
     upload: &NewUpload,
     blobs: &dyn Blobs,
@@ -227,8 +230,15 @@ async fn instant(
             image_height: object.image_height,
             ..new_record(id, caller, upload, object.file_key.clone(), blobs)
         };
-        match repo::create_instant(table, &record, marker.clone(), &object).await {
+        // Its own event, for the worker's idempotent handling: the marker does not say
+        // whether the shared object's variants are made (they are the same objects).
+        let event = FileConfirmedEvent::of(&record);
+        let write = event.as_ref().map(FileConfirmedEvent::write).transpose()?;
+        match repo::create_instant(table, &record, marker.clone(), &object, write).await {
             Ok(()) => {
+                if let Some(event) = event {
+                    event.deliver(table, ctx.port.events.as_ref()).await;
+                }
                 return Ok(Some(PresignedView {
                     upload_url: None,
                     upload_headers: None,
@@ -236,7 +246,7 @@ async fn instant(
                     cdn_url: public_url(blobs, upload, &object.file_key)?,
                     file_key: object.file_key,
                     instant: true,
-                }))
+                }));
             }
             Err(WriteError::Changed) => back_off(attempt).await,
             Err(WriteError::Table(error)) => return Err(error.into()),
@@ -266,7 +276,7 @@ pub async fn metadata(
     PathId(id, ..): Id,
 ) -> Result<FileOk<FileView>, FileError> {
     let record = visible(&ctx, &caller, id).await?;
-    Ok(FileOk::ok(record.view(|key| ctx.port.public_url(key))))
+    Ok(FileOk::ok(record.view(|key| ctx.port.blobs.public_url(key))))
 }
 
 /// Query of access-url.
@@ -312,7 +322,7 @@ pub async fn access_url(
         ))
         .into());
     }
-    let blobs = ctx.port.clone();
+    let blobs = ctx.port.blobs.clone();
     let record = visible(&ctx, &caller, id).await?;
     if record.upload_status != UploadStatus::Completed {
         return Err(FileFault::NotFound.into());
@@ -350,7 +360,7 @@ pub async fn delete(
     Authenticated(caller, ..): Caller,
     PathId(id, ..): Id,
 ) -> Result<FileOk<()>, FileError> {
-    let blobs = ctx.port.clone();
+    let blobs = ctx.port.blobs.clone();
     let table = ctx.table.as_ref();
     for attempt in 0..ATTEMPTS {
         let Some(record) = repo::find(table, id).await?.filter(|r| !r.deleted) else {
@@ -366,6 +376,8 @@ pub async fn delete(
             Ok(()) => {
                 let mut unused: Vec<String> = record.staging_key.into_iter().collect();
                 if release.removes_object() {
+                    let variants = record.variants.unwrap_or_default();
+                    unused.extend(variants.into_iter().map(|variant| variant.key));
                     unused.push(record.file_key);
                 }
                 remove_objects(&ctx, blobs, unused).await;

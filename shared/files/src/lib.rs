@@ -5,6 +5,7 @@
 
 mod confirm;
 pub mod envelope;
+pub mod events;
 mod handlers;
 pub mod images;
 pub mod input;
@@ -13,6 +14,7 @@ mod removal;
 pub mod repo;
 mod served;
 pub mod staging;
+pub mod variants;
 
 use std::sync::Arc;
 
@@ -20,8 +22,9 @@ use blog_core::routes;
 use utoipa_axum::router::OpenApiRouter;
 
 use blog_core::{
-    area::{Area, Endpoints, Needs, WithPort},
-    ports::blobs::Blobs,
+    area::{Area, Endpoints, Needs, Port, WithPort},
+    context::AppContext,
+    ports::{blobs::Blobs, events::EventQueue},
 };
 
 /// Base path of the area.
@@ -31,11 +34,27 @@ pub const BASE: &str = "/api/v1/files";
 pub const AREA: Area = Area::of::<FilesEndpoints>(
     "files",
     "Pre-signed uploads and file records (envelope: numeric codes and `timestamp`)",
-    Needs::TOKENS_AND_BLOBS,
+    Needs { blobs: true, ..Needs::TOKENS_AND_EVENTS },
 );
 
-/// The files area's state: the context and the object storage it cannot work without.
-pub type FilesContext = WithPort<Arc<dyn Blobs>>;
+/// The files area's state: the context and the ports it cannot work without.
+pub type FilesContext = WithPort<FilesPorts>;
+
+/// What the files area takes when it starts.
+#[derive(Clone)]
+pub struct FilesPorts {
+    /// The object storage the bytes live in.
+    pub blobs: Arc<dyn Blobs>,
+    /// The queue of the worker, which makes the variants of public images
+    /// ([`events::FileConfirmedEvent`]).
+    pub events: Arc<dyn EventQueue>,
+}
+
+impl Port for FilesPorts {
+    fn take(ctx: &AppContext) -> anyhow::Result<Self> {
+        Ok(Self { blobs: ctx.require_blobs()?, events: ctx.require_events()? })
+    }
+}
 
 /// The files area's endpoints.
 pub struct FilesEndpoints;

@@ -71,6 +71,36 @@ pub enum RefType {
     Attachment,
 }
 
+/// A resized copy of a public image, as its record lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StoredVariant {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Key of its object, beside the original's (under `public/`).
+    pub key: String,
+    /// `image/jpeg`, `image/png` or `image/webp`.
+    pub content_type: String,
+}
+
+/// A resized copy of a public image as the File object lists it, for a page's `srcset`.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(as = FileVariant)]
+pub struct VariantView {
+    /// Width in pixels (320, 640 or 1280; the image's own for one narrower than 320).
+    #[schema(minimum = 1, maximum = 1280)]
+    width: u32,
+    /// Height in pixels (the image's aspect ratio kept).
+    #[schema(minimum = 1)]
+    height: u32,
+    /// Its permanent URL (no signature, no expiry).
+    #[schema(format = "uri")]
+    url: String,
+}
+
 /// A stored file record (`FILE#<id>` / `META`). Deleting marks it `deleted`; it then answers
 /// as absent.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -116,6 +146,14 @@ pub struct FileRecord {
     /// Height in pixels of an image, as read from its bytes at confirm.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image_height: Option<u32>,
+    /// The resized copies of a public image, once the worker made them (`[]` when it could
+    /// not: see `variants_error`); absent until then, and for every other file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variants: Option<Vec<StoredVariant>>,
+    /// Why the worker made no variants of the image (its pixels could not be decoded, or a
+    /// bomb's header lied about its size).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variants_error: Option<String>,
     /// Who may read the bytes (absent in stored records: private).
     #[serde(default, skip_serializing_if = "AccessPolicy::is_private")]
     pub access_policy: AccessPolicy,
@@ -158,6 +196,16 @@ impl FileRecord {
             ref_type: self.ref_type,
             ref_id: self.ref_id.map(|id| id.to_string()),
             cdn_url: served.then(|| public_url(&self.file_key)).flatten(),
+            variants: match (served, &self.variants) {
+                (true, Some(variants)) => variants
+                    .iter()
+                    .filter_map(|variant| {
+                        let url = public_url(&variant.key)?;
+                        Some(VariantView { width: variant.width, height: variant.height, url })
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            },
             id: self.id.to_string(),
             file_name: self.file_name.clone(),
             file_size: self.file_size,
@@ -229,6 +277,12 @@ pub struct FileView {
     /// otherwise.
     #[schema(format = "uri", required = true)]
     cdn_url: Option<String>,
+    /// Resized copies of a PUBLIC image (JPEG, PNG, GIF, WebP), widest first, for a page's
+    /// `srcset`: one for each of 320, 640 and 1280 px up to the image's width (never
+    /// upscaled), in a format every browser shows, without the original's metadata. The
+    /// worker makes them shortly after confirm; `[]` until then, for other files, and for an
+    /// image whose pixels could not be decoded.
+    variants: Vec<VariantView>,
     /// What the file belongs to, when its uploader said.
     #[schema(required = true)]
     ref_type: Option<RefType>,
@@ -329,6 +383,8 @@ mod tests {
             upload_status,
             image_width: None,
             image_height: None,
+            variants: None,
+            variants_error: None,
             access_policy: AccessPolicy::Private,
             ref_type: None,
             ref_id: None,

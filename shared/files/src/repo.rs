@@ -16,7 +16,7 @@ use blog_core::{
     records,
 };
 
-use super::model::{AccessPolicy, FileRecord, ObjectRecord, UploadStatus};
+use super::model::{AccessPolicy, FileRecord, ObjectRecord, StoredVariant, UploadStatus};
 
 /// Sort key of every stored-object marker.
 const MARKER_SK: &str = "OBJECT";
@@ -103,15 +103,16 @@ pub async fn create(table: &dyn Table, record: &FileRecord) -> Result<(), TableE
 }
 
 /// Stores a new COMPLETED record pointing at `object`, the marker at `marker` (which the record
-/// names in `objectMarker`), and counts it there, unless the marker changed meanwhile (then
-/// nothing is written).
+/// names in `objectMarker`), and counts it there, with the outbox item of `event` (if any),
+/// unless the marker changed meanwhile (then nothing is written).
 pub async fn create_instant(
     table: &dyn Table,
     record: &FileRecord,
     marker: Key,
     object: &ObjectRecord,
+    event: Option<Write>,
 ) -> Result<(), WriteError> {
-    let writes = vec![
+    let mut writes = vec![
         Write::Put { item: record_item(record)?, condition: Some(Condition::NotExists) },
         Write::Update {
             key: marker,
@@ -119,6 +120,7 @@ pub async fn create_instant(
             condition: Some(Condition::equals("fileKey", s(&object.file_key))),
         },
     ];
+    writes.extend(event);
     table.transact(writes).await.map_err(changed_on_cancel)
 }
 
@@ -148,13 +150,15 @@ pub enum Completed {
     Own,
 }
 
-/// Moves a record whose stored bytes were verified to COMPLETED. With an MD5, its object also
-/// becomes the one its owner's instant uploads of that content point at, unless another one
-/// holds that place already.
+/// Moves a record whose stored bytes were verified to COMPLETED, with the outbox item of
+/// `event` (if any) in the same transaction. With an MD5, its object also becomes the one its
+/// owner's instant uploads of that content point at, unless another one holds that place
+/// already.
 pub async fn complete(
     table: &dyn Table,
     record: &FileRecord,
     now: &str,
+    event: Option<Write>,
 ) -> Result<Completed, WriteError> {
     let (key, update, condition) = status_change(record, UploadStatus::Completed, now);
     if let Some(md5) = &record.md5 {
@@ -175,7 +179,8 @@ pub async fn complete(
             item: records::to_item(&marker, &marker_key)?,
             condition: Some(Condition::NotExists),
         };
-        let writes = Transaction::new().with("record", record).with("marker", marker);
+        let mut writes = Transaction::new().with("record", record).with("marker", marker);
+        writes.extend("event", event.clone());
         match writes.commit(table).await {
             Ok(()) => return Ok(Completed::Shared),
             // Another upload holds the marker already, and the record is as read.
@@ -183,7 +188,14 @@ pub async fn complete(
             Err(other) => return Err(changed_on_cancel(other)),
         }
     }
-    table.update(&key, update, Some(condition)).await.map_err(changed_on_cancel)?;
+    match event {
+        None => table.update(&key, update, Some(condition)).await.map(drop),
+        Some(event) => {
+            let record = Write::Update { key, update, condition: Some(condition) };
+            Transaction::new().with("record", record).with("event", event).commit(table).await
+        }
+    }
+    .map_err(changed_on_cancel)?;
     Ok(Completed::Own)
 }
 
@@ -191,6 +203,28 @@ pub async fn complete(
 pub async fn fail(table: &dyn Table, record: &FileRecord, now: &str) -> Result<(), WriteError> {
     let (key, update, condition) = status_change(record, UploadStatus::Failed, now);
     table.update(&key, update, Some(condition)).await.map_err(changed_on_cancel)?;
+    Ok(())
+}
+
+/// Lists the variants the worker made on record `id` (with why there are none, when it could
+/// not make them), unless it was deleted meanwhile, is gone, or lists some already.
+pub async fn set_variants(
+    table: &dyn Table,
+    id: u64,
+    variants: &[StoredVariant],
+    error: Option<&str>,
+) -> Result<(), WriteError> {
+    let listed: AttributeValue = serde_dynamo::to_attribute_value(variants)
+        .map_err(|e| TableError::Invalid(e.to_string()))?;
+    let mut update = Update::new().set("variants", listed);
+    if let Some(error) = error {
+        update = update.set("variantsError", s(error));
+    }
+    let condition = Condition::All(vec![
+        Condition::LacksAttribute("deleted".into()),
+        Condition::LacksAttribute("variants".into()),
+    ]);
+    table.update(&file_key(id), update, Some(condition)).await.map_err(changed_on_cancel)?;
     Ok(())
 }
 

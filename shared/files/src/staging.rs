@@ -174,6 +174,8 @@ mod tests {
             upload_status: UploadStatus::Pending,
             image_width: None,
             image_height: None,
+            variants: None,
+            variants_error: None,
             access_policy: Default::default(),
             ref_type: None,
             ref_id: None,

@@ -16,11 +16,12 @@ const ADAPTERS: [&str; 7] = ["dynamodb", "lambda", "secrets", "sqs", "s3", "bedr
 
 /// The area features of the code a function runs: its areas' crates and those its effects
 /// call (the articles after a taxonomy change, the comments after a rename); the event
-/// functions' runners in `blog_api::lambda` run the articles' code, the worker's the comments'.
+/// functions' runners in `blog_api::lambda` run the articles' code, the worker's the comments'
+/// and the files' (the variants of public images).
 fn areas_of(binary: &str) -> BTreeSet<String> {
     let feature = |name: &str| name.to_string();
     match binary {
-        "worker" => ["articles", "comments"].map(feature).into(),
+        "worker" => ["articles", "comments", "files"].map(feature).into(),
         "outbox-sweep" => ["articles"].map(feature).into(),
         http => {
             let function = FUNCTIONS

@@ -203,6 +203,7 @@ fn table_uses(function: &str) -> Uses {
                 &["FILE#3", "OBJECT#7#0cc175b9c0f1b6a831c399e269772661#12", "COUNTER#FILE"],
                 &["PutItem", "UpdateItem", "DeleteItem"],
             ),
+            (&["OUTBOX"], &["PutItem", "DeleteItem"]),
             METRICS,
             LOGGER_LEVELS,
         ],
@@ -229,6 +230,9 @@ fn table_uses(function: &str) -> Uses {
             (&["ARTICLE#5", "RECENT", "NOTIFIED#5"], &["PutItem", "DeleteItem"]),
             (&["ARTICLE#5", "COMMENTS#5"], &["UpdateItem"]),
             (&["COMMENTS#5"], &["Query"]),
+            // A public image's variants: its record read and listed, its marker read.
+            (&["FILE#3"], &["GetItem", "UpdateItem"]),
+            (&["OBJECT#7#0cc175b9c0f1b6a831c399e269772661#12"], &["GetItem"]),
             METRICS,
             LOGGER_LEVELS,
         ],

@@ -63,7 +63,7 @@ fn the_comments_functions_change_only_the_counters_of_an_article_head() {
 }
 
 #[test]
-fn files_lists_and_touches_objects_under_its_three_prefixes_only() {
+fn files_lists_and_touches_objects_under_its_three_prefixes_only_and_the_worker_public_ones() {
     let policies = policies();
     let files = &policies["FilesFunction"];
     assert!(allows(files, &probe::listing(Some("incoming/")))); // the local sweep's listing
@@ -76,9 +76,14 @@ fn files_lists_and_touches_objects_under_its_three_prefixes_only() {
     for (function, policy) in &policies {
         for action in ["GetObject", "PutObject", "DeleteObject", "PutObjectTagging"] {
             for key in keys.into_iter().chain(["other/a.png", "a.png"]) {
-                let expected = function == "FilesFunction"
-                    && action != "PutObjectTagging"
-                    && keys.contains(&key);
+                // The worker reads public images and puts (or, for a record deleted
+                // meanwhile, deletes) their variants beside them.
+                let expected = action != "PutObjectTagging"
+                    && match function.as_str() {
+                        "FilesFunction" => keys.contains(&key),
+                        "WorkerFunction" => key.starts_with("public/"),
+                        _ => false,
+                    };
                 let granted = allows(policy, &probe::object(action, key));
                 assert_eq!(granted, expected, "{function} {action} {key}");
             }
@@ -139,7 +144,7 @@ fn secrets_the_queue_the_model_and_the_table_itself_are_held_by_their_users_only
         ),
         (
             Action::new("sqs:SendMessage", "EventsQueue"),
-            vec!["UsersFunction", "AdminArticlesFunction", "OutboxSweepFunction"],
+            vec!["UsersFunction", "AdminArticlesFunction", "OutboxSweepFunction", "FilesFunction"],
         ),
         (Action::new("sqs:GetQueueAttributes", "EventsQueue"), vec!["OpsFunction"]),
         // The worker's receives and deletes are SAM's grant for its SQS event, not a policy's.

@@ -255,6 +255,13 @@ async fn replay_files(replay: &mut Replay) {
             assert_eq!(body["data"]["uploadStatus"], json!(1), "{body}");
         }
     }
+    // The worker skips the file (private, and deleted now), acknowledging the event.
+    let Outcome::Answered(batch) = replay.invoke("worker", "worker/file-confirmed.json").await
+    else {
+        panic!("the worker failed the FileConfirmedEvent");
+    };
+    let batch: Value = serde_json::from_slice(&batch).unwrap();
+    assert_eq!(batch, json!({"batchItemFailures": []}));
 }
 
 async fn replay_ops(replay: &Replay) {

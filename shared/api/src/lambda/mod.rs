@@ -47,9 +47,9 @@ pub fn service(function: &Function, ctx: AppContext) -> anyhow::Result<Router> {
     Ok(crate::http::finish(function.router(&ctx)?))
 }
 
-/// Runs the worker function: SQS batches of ArticlePublishedEvent, partial batch failures
-/// reported back.
-#[cfg(feature = "comments")]
+/// Runs the worker function: SQS batches of ArticlePublishedEvent, FileConfirmedEvent and the
+/// other worker messages ([`crate::worker`]), partial batch failures reported back.
+#[cfg(all(feature = "comments", feature = "files"))]
 pub async fn run_worker() -> Result<(), LambdaError> {
     run_events(
         "worker",
@@ -128,8 +128,8 @@ impl std::fmt::Display for InitError {
 
 impl std::error::Error for InitError {}
 
-/// One invocation of the worker: an SQS event of ArticlePublishedEvent messages.
-#[cfg(feature = "articles")]
+/// One invocation of the worker: an SQS event of the worker's messages.
+#[cfg(all(feature = "articles", feature = "files"))]
 pub async fn worker_invocation(
     ctx: &Embedding,
     payload: serde_json::Value,
@@ -169,7 +169,7 @@ pub async fn outbox_sweep_invocation(
     }))
 }
 
-#[cfg(feature = "articles")]
+#[cfg(all(feature = "articles", feature = "files"))]
 async fn handle_worker_event(
     ctx: &Embedding,
     payload: serde_json::Value,
@@ -190,7 +190,7 @@ async fn handle_worker_event(
             body: record.body.unwrap_or_default(),
         })
         .collect();
-    let failed = crate::articles::worker::process_batch(ctx, &messages).await;
+    let failed = crate::worker::process_batch(ctx, &messages).await;
     let processed = (messages.len() - failed.len()) as u64;
     let cold_start = ctx.telemetry.cold_start();
     let line = crate::telemetry::emf::worker_line(

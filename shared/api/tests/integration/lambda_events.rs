@@ -411,7 +411,7 @@ async fn replay_files(ctx: &AppContext, values: &mut HashMap<&str, String>) {
     let base = "http://blobs.events";
     let store = LocalBlobs::open(dir.path(), base, b"events-blob-key").unwrap();
     let ctx = ctx.clone().with_blobs(Arc::new(store.clone()));
-    let function = lambda::service(&api::FILES, ctx).unwrap();
+    let function = lambda::service(&api::FILES, ctx.clone()).unwrap();
     let (status, body) = invoke(&function, event("files/presigned.json", values)).await;
     assert_eq!((status, &body["code"]), (200, &Value::from(0)), "presigned: {body}");
     let data = &body["data"];
@@ -434,6 +434,14 @@ async fn replay_files(ctx: &AppContext, values: &mut HashMap<&str, String>) {
             _ => assert_eq!(body["data"], Value::Null, "{body}"),
         }
     }
+    // The worker skips the file (private, and deleted now), acknowledging the event.
+    let file =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../events/worker/file-confirmed.json");
+    let text = std::fs::read_to_string(file).unwrap().replace("{{FILE_ID}}", &values["FILE_ID"]);
+    let batch = serde_json::from_str(&text).unwrap();
+    let worker = AreaState::from_context(&ctx).unwrap();
+    let answer = lambda::worker_invocation(&worker, batch).await.unwrap();
+    assert_eq!(answer, serde_json::json!({ "batchItemFailures": [] }));
 }
 
 /// Replays the events of a categories or tags function: create first (its id feeds the

@@ -13,6 +13,8 @@ pub mod sitemap_pages;
 
 use std::{sync::Arc, time::Duration};
 
+use futures::future::BoxFuture;
+
 use blog_core::{
     area::WithPort,
     context::AppContext,
@@ -55,11 +57,17 @@ pub async fn handle(ctx: &Embedding, body: &str) -> anyhow::Result<followup::Out
     }
 }
 
-/// Handles a batch; returns the ids of the messages that failed (to be redelivered).
-pub async fn process_batch(ctx: &Embedding, messages: &[Message]) -> Vec<String> {
+/// Where the worker hands one message body: [`handle`] for the articles' own messages, or a
+/// composition that routes other features' events elsewhere first (blog-api's worker).
+pub type Route =
+    for<'a> fn(&'a Embedding, &'a str) -> BoxFuture<'a, anyhow::Result<followup::Outcome>>;
+
+/// Handles a batch, each message through `route`; returns the ids of the messages that failed
+/// (to be redelivered).
+pub async fn process_batch(ctx: &Embedding, messages: &[Message], route: Route) -> Vec<String> {
     let mut failed = Vec::new();
     for message in messages {
-        match handle(ctx, &message.body).await {
+        match route(ctx, &message.body).await {
             Ok(outcome) => {
                 ctx.telemetry.registry.count("blog.worker.events", &[("outcome", "processed")], 1);
                 tracing::info!(message_id = %message.id, ?outcome, "event handled")
@@ -75,22 +83,23 @@ pub async fn process_batch(ctx: &Embedding, messages: &[Message]) -> Vec<String>
 }
 
 /// The worker feature as the local delivery loop's handler: one delivery is a batch of one.
-struct LocalHandler<'a>(&'a Embedding);
+struct LocalHandler<'a>(&'a Embedding, Route);
 
 impl local::Handler for LocalHandler<'_> {
     async fn handle(&self, message: &Message) -> bool {
-        process_batch(self.0, std::slice::from_ref(message)).await.is_empty()
+        process_batch(self.0, std::slice::from_ref(message), self.1).await.is_empty()
     }
 }
 
 /// The local worker: the in-process queue's delivery loop ([`local::deliver`]: redeliveries,
-/// dead letters) around [`handle`], beside a sweep of the outbox and the pending views (and a
+/// dead letters) around `route`, beside a sweep of the outbox and the pending views (and a
 /// step of the sitemap's rebuild, until it is done) every `sweep_every`. Returns when the queue's senders are gone.
 pub async fn run_local(
     ctx: Embedding,
     queue: Arc<InProcessQueue>,
     receiver: Receiver,
     sweep_every: Duration,
+    route: Route,
 ) {
     let publishing = WithPort::new(AppContext::clone(&ctx), queue.clone() as Arc<dyn EventQueue>);
     let sweeps = async {
@@ -108,7 +117,7 @@ pub async fn run_local(
             }
         }
     };
-    let handler = LocalHandler(&ctx);
+    let handler = LocalHandler(&ctx, route);
     let deliveries = local::deliver(queue.clone(), receiver, ctx.table.clone(), &handler);
     tokio::select! {
         () = deliveries => {}

@@ -8,6 +8,7 @@ mod public;
 mod rules;
 mod sharing;
 pub mod steps;
+mod variants;
 mod verify;
 
 on_every_target!(
@@ -39,6 +40,9 @@ on_every_target!(
     public::a_public_image_is_served_to_anyone_at_a_url_that_never_expires,
     public::only_images_are_public_and_the_rest_of_the_bucket_stays_private,
     public::a_bad_access_policy_or_reference_is_refused_with_10001,
+    variants::a_public_image_gets_resized_copies_that_anyone_reads_and_that_go_with_it,
+    variants::private_images_and_documents_send_no_event_and_list_no_variants,
+    variants::an_image_whose_pixels_cannot_be_decoded_is_refused_once_and_not_retried,
     ;
     counting_calls:
     rules::file_calls_cost_what_the_data_model_says,

@@ -9,8 +9,9 @@ use blog_api::area::AreaState;
 use std::time::Duration;
 
 use blog_api::{
-    articles::{followup::Outcome, worker},
+    articles::followup::Outcome,
     ports::events::{local, Message},
+    worker,
 };
 use serde_json::{json, Value};
 
