@@ -11,12 +11,11 @@ pub use admin::AdminBootstrap;
 /// Error type of a function's `main`.
 pub use lambda_http::Error as LambdaError;
 
+#[cfg(all(feature = "articles", feature = "files"))]
+use crate::articles::Embedding;
 use crate::{api::Function, area::Needs, config::Config, context::AppContext, setup};
 #[cfg(feature = "articles")]
-use crate::{
-    area::AreaState,
-    articles::{Embedding, Publishing},
-};
+use crate::{area::AreaState, articles::Publishing};
 
 /// Runs the HTTP function `function`: configuration, adapters and clients are built once per
 /// cold start (only those its areas need), then every invocation goes through lambda_http into
