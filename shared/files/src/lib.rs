@@ -14,6 +14,8 @@ mod removal;
 pub mod repo;
 mod served;
 pub mod staging;
+#[cfg(test)]
+mod tests;
 pub mod variants;
 
 use std::sync::Arc;

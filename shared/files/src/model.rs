@@ -370,27 +370,11 @@ mod tests {
     fn record(upload_status: UploadStatus) -> FileRecord {
         FileRecord {
             id: 9,
-            owner_id: 2,
-            file_name: "a.png".into(),
-            file_size: 5,
-            file_type: "image/png".into(),
-            file_key: "uploads/2026/03/04/a.png".into(),
-            staging_key: Some("incoming/a.png".into()),
             md5: Some("5d41402abc4b2a76b9719d911017c592".into()),
-            object_marker: None,
-            storage_type: "LOCAL".into(),
-            bucket_name: "local".into(),
             upload_status,
-            image_width: None,
-            image_height: None,
-            variants: None,
-            variants_error: None,
-            access_policy: AccessPolicy::Private,
-            ref_type: None,
-            ref_id: None,
-            deleted: false,
             create_time: "2026-03-04T00:00:00".into(),
             update_time: "2026-03-04T00:01:00".into(),
+            ..FileRecord::pending_for_tests()
         }
     }
 

@@ -150,7 +150,6 @@ pub async fn run_stale_upload_removal(blobs: Arc<dyn Blobs>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::UploadStatus;
 
     #[test]
     fn the_staging_key_carries_the_name_of_the_file_key() {
@@ -159,30 +158,7 @@ mod tests {
     }
 
     fn record(md5: Option<&str>) -> FileRecord {
-        FileRecord {
-            id: 1,
-            owner_id: 2,
-            file_name: "a.png".into(),
-            file_size: 5,
-            file_type: "image/png".into(),
-            file_key: "uploads/2026/03/04/a.png".into(),
-            staging_key: Some("incoming/a.png".into()),
-            md5: md5.map(Into::into),
-            object_marker: None,
-            storage_type: "LOCAL".into(),
-            bucket_name: "local".into(),
-            upload_status: UploadStatus::Pending,
-            image_width: None,
-            image_height: None,
-            variants: None,
-            variants_error: None,
-            access_policy: Default::default(),
-            ref_type: None,
-            ref_id: None,
-            deleted: false,
-            create_time: String::new(),
-            update_time: String::new(),
-        }
+        FileRecord { md5: md5.map(Into::into), ..FileRecord::pending_for_tests() }
     }
 
     #[test]

@@ -142,27 +142,13 @@ mod tests {
     fn record() -> FileRecord {
         FileRecord {
             id: 7,
-            owner_id: 2,
-            file_name: "a.png".into(),
-            file_size: 5,
-            file_type: "image/png".into(),
             file_key: "public/2026/03/04/a.png".into(),
             staging_key: None,
-            md5: None,
-            object_marker: None,
-            storage_type: "LOCAL".into(),
-            bucket_name: "local".into(),
             upload_status: UploadStatus::Completed,
             image_width: Some(700),
             image_height: Some(400),
-            variants: None,
-            variants_error: None,
             access_policy: AccessPolicy::Public,
-            ref_type: None,
-            ref_id: None,
-            deleted: false,
-            create_time: String::new(),
-            update_time: String::new(),
+            ..FileRecord::pending_for_tests()
         }
     }
 
